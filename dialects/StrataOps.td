@@ -1,0 +1,311 @@
+//===- StrataOps.td - the strata tensor dialect ------------*- tablegen -*-===//
+//
+// The single source of the strata op set. The build generates from this file:
+//   * Python op classes   (mlir-tblgen -gen-python-op-bindings)
+//   * the IRDL module that registers the ops at run time (dialects/gen_irdl.py)
+//   * the dialect reference (mlir-tblgen -gen-op-doc)
+//
+// Shape and dtype rules are not expressible as IRDL constraints that a dynamic
+// dialect evaluates; they live in python/strata/dialect/shapes.py and are
+// enforced by the strata verifier (strata-verify, and after every parse).
+//
+//===----------------------------------------------------------------------===//
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Strata_Dialect : Dialect {
+  let name = "strata";
+  let cppNamespace = "::strata";
+  let summary = "Tensor-level operations of ML programs, with numpy semantics.";
+  let description = [{
+    Every value is a builtin ranked tensor (`tensor<4x?xf32>`); dims may be
+    dynamic. Element types are `f32`, `f16`, `bf16`, `i32` and, for the
+    results of `strata.compare`, `i1`. Elementwise ops broadcast their operands
+    the way numpy does: shapes are aligned at the trailing dim, and a dim of
+    size 1 stretches to the other operand's size. Axes attributes accept
+    negative values, counted from the last dim, as numpy does.
+  }];
+}
+
+class Strata_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Strata_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Strata_BinaryOp<string mnemonic, string formula>
+    : Strata_Op<mnemonic> {
+  let summary = "elementwise `" # formula # "` with numpy broadcasting";
+  let description = [{
+    Computes `}] # formula # [{` element by element. `lhs` and `rhs` have the
+    same element type; their shapes broadcast as in numpy to the result shape.
+    Floating-point results follow IEEE-754 (NaN propagates, division by zero
+    gives inf); integer division truncates toward zero.
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_AddOp : Strata_BinaryOp<"add", "lhs + rhs">;
+def Strata_SubOp : Strata_BinaryOp<"sub", "lhs - rhs">;
+def Strata_MulOp : Strata_BinaryOp<"mul", "lhs * rhs">;
+def Strata_DivOp : Strata_BinaryOp<"div", "lhs / rhs">;
+def Strata_MaximumOp : Strata_BinaryOp<"maximum", "max(lhs, rhs)">;
+def Strata_MinimumOp : Strata_BinaryOp<"minimum", "min(lhs, rhs)">;
+def Strata_PowOp : Strata_BinaryOp<"pow", "lhs ** rhs">;
+
+class Strata_UnaryOp<string mnemonic, string formula, string extra = "">
+    : Strata_Op<mnemonic> {
+  let summary = "elementwise `" # formula # "`";
+  let description = [{
+    Computes `}] # formula # [{` element by element; the result has the type
+    of the input. }] # extra;
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_NegOp : Strata_UnaryOp<"neg", "-x">;
+def Strata_AbsOp : Strata_UnaryOp<"abs", "|x|">;
+def Strata_ExpOp : Strata_UnaryOp<"exp", "e ** x", "Floating-point inputs only.">;
+def Strata_LogOp : Strata_UnaryOp<"log", "ln(x)",
+    "Floating-point inputs only; `log(0) = -inf`, `log(x < 0) = NaN`.">;
+def Strata_SqrtOp : Strata_UnaryOp<"sqrt", "sqrt(x)", "Floating-point inputs only.">;
+def Strata_RsqrtOp : Strata_UnaryOp<"rsqrt", "1 / sqrt(x)", "Floating-point inputs only.">;
+def Strata_TanhOp : Strata_UnaryOp<"tanh", "tanh(x)", "Floating-point inputs only.">;
+def Strata_SigmoidOp : Strata_UnaryOp<"sigmoid", "1 / (1 + e ** -x)",
+    "Floating-point inputs only.">;
+def Strata_ReluOp : Strata_UnaryOp<"relu", "max(x, 0)">;
+
+def Strata_GeluOp : Strata_Op<"gelu"> {
+  let summary = "elementwise GELU activation";
+  let description = [{
+    `approximate = "none"` (the default) computes the exact form
+    `0.5 * x * (1 + erf(x / sqrt(2)))`; `approximate = "tanh"` computes
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3)))`.
+    Floating-point inputs only; the result has the type of the input.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_CompareOp : Strata_Op<"compare"> {
+  let summary = "elementwise comparison with numpy broadcasting";
+  let description = [{
+    Compares `lhs` and `rhs` element by element with `predicate`, one of
+    `eq`, `ne`, `lt`, `le`, `gt`, `ge`. Operands have the same element type
+    and broadcast as in numpy; the result has element type `i1`. Comparisons
+    with NaN are false, except `ne`, which is true (IEEE-754 unordered).
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs, StrAttr:$predicate);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_SelectOp : Strata_Op<"select"> {
+  let summary = "elementwise choice, numpy's `where(condition, true_value, false_value)`";
+  let description = [{
+    `condition` has element type `i1`; `true_value` and `false_value` have the
+    same element type, which is the result's. The three shapes broadcast
+    together as in numpy.
+  }];
+  let arguments = (ins AnyRankedTensor:$condition, AnyRankedTensor:$true_value,
+                       AnyRankedTensor:$false_value);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Strata_MatmulOp : Strata_Op<"matmul"> {
+  let summary = "matrix product with numpy `@` semantics";
+  let description = [{
+    Both operands have rank >= 1 and the same element type. A rank-1 `lhs` is
+    treated as a row `[1, K]` and a rank-1 `rhs` as a column `[K, 1]`, and the
+    added dim is dropped from the result, as in numpy. For rank >= 2 the last
+    two dims are the matrix dims (`[..., M, K] @ [..., K, N] -> [..., M, N]`)
+    and the leading (batch) dims broadcast as in numpy. The inner dims `K`
+    must be equal. Accumulation is in the element type for f32 and in f32 for
+    f16 and bf16 (rounded to the element type at the end).
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalizations
+//===----------------------------------------------------------------------===//
+
+class Strata_ReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
+  let summary = what # " over a list of axes";
+  let description = [{
+    Reduces `input` over `axes` (distinct, in `[-rank, rank)`; an empty list
+    reduces nothing). With `keepdims = true` the reduced dims stay as size 1,
+    as numpy's `keepdims=True`; otherwise they are removed. The result has the
+    input's element type. }] # what # [{ of an empty dim is the reduction's
+    identity (0 for sum; -inf for max of floats; NaN for mean).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_SumOp : Strata_ReduceOp<"sum", "sum">;
+def Strata_MaxOp : Strata_ReduceOp<"max", "maximum">;
+def Strata_MeanOp : Strata_ReduceOp<"mean", "arithmetic mean">;
+
+def Strata_SoftmaxOp : Strata_Op<"softmax"> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis` (default -1),
+    computed in the numerically stable form. Floating-point inputs only; the
+    result has the type of the input.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_LayerNormOp : Strata_Op<"layer_norm"> {
+  let summary = "layer normalization over the trailing dims from `axis`";
+  let description = [{
+    Normalizes `input` over dims `[axis, rank)` (default `axis = -1`):
+    `(x - mean) / sqrt(var + epsilon) * scale + bias`, with the biased
+    variance, as PyTorch's `layer_norm`. `scale` and `bias` have the shape of
+    the normalized dims and the input's element type. Floating-point only.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$scale,
+                       AnyRankedTensor:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Strata_ReshapeOp : Strata_Op<"reshape"> {
+  let summary = "reinterpret a tensor's elements in row-major order with a new shape";
+  let description = [{
+    The result type gives the new shape; the element type is unchanged and
+    the element count must be equal (checked where both shapes are static).
+    Elements keep their row-major (C) order, as numpy's `reshape`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_TransposeOp : Strata_Op<"transpose"> {
+  let summary = "permute dims";
+  let description = [{
+    `result.shape[i] = input.shape[permutation[i]]`, as numpy's
+    `transpose(input, axes=permutation)`. `permutation` is a permutation of
+    `[0, rank)`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_BroadcastToOp : Strata_Op<"broadcast_to"> {
+  let summary = "broadcast to the result's shape with numpy rules";
+  let description = [{
+    The result type gives the target shape, of rank >= the input's. Aligning
+    at the trailing dim, each input dim equals the target dim or is 1.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_ConcatOp : Strata_Op<"concat"> {
+  let summary = "join tensors along an existing axis";
+  let description = [{
+    All inputs (at least one) have the same rank and element type and equal
+    dims except along `axis`, whose sizes add up in the result.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_SliceOp : Strata_Op<"slice"> {
+  let summary = "strided slice, numpy's `x[start:limit:step, ...]`";
+  let description = [{
+    One entry per dim in each of `starts`, `limits` and `steps`, already
+    normalized (non-negative, `0 <= start <= limit <= dim`, `step >= 1`);
+    the Python front end normalizes numpy-style negative or open bounds.
+    `result.shape[i] = ceil((limit[i] - start[i]) / step[i])`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$steps);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+def Strata_Conv2dOp : Strata_Op<"conv2d"> {
+  let summary = "2-D convolution (cross-correlation) in NCHW or NHWC";
+  let description = [{
+    `layout = "NCHW"`: input `[N, C, H, W]`, filter `[F, C, KH, KW]`, result
+    `[N, F, OH, OW]` (PyTorch's layout). `layout = "NHWC"`: input
+    `[N, H, W, C]`, filter `[KH, KW, C, F]`, result `[N, OH, OW, F]`
+    (TensorFlow's layout). `strides = [sh, sw]`, `dilations = [dh, dw]`,
+    `padding = [top, bottom, left, right]` (zero padding).
+    `OH = (H + top + bottom - dh * (KH - 1) - 1) / sh + 1`, likewise `OW`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations, StrAttr:$layout);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+class Strata_PoolOp<string mnemonic, string what> : Strata_Op<mnemonic> {
+  let summary = "2-D " # what # " pooling in NCHW or NHWC";
+  let description = [{
+    Windows of `kernel = [kh, kw]` moved by `strides = [sh, sw]` over the
+    spatial dims of `layout` (`"NCHW"` or `"NHWC"`), with
+    `padding = [top, bottom, left, right]`. Padded positions are ignored:
+    they never win a max, and an average divides by the count of real
+    elements in the window (PyTorch's `count_include_pad=False`).
+    `OH = (H + top + bottom - kh) / sh + 1`, likewise `OW`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       StrAttr:$layout);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_MaxPool2dOp : Strata_PoolOp<"max_pool2d", "max">;
+def Strata_AvgPool2dOp : Strata_PoolOp<"avg_pool2d", "average">;
+
+//===----------------------------------------------------------------------===//
+// Constants and casts
+//===----------------------------------------------------------------------===//
+
+def Strata_ConstantOp : Strata_Op<"constant"> {
+  let summary = "a dense constant tensor";
+  let description = [{
+    `value` is a dense elements attribute whose type is the result type.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_CastOp : Strata_Op<"cast"> {
+  let summary = "convert elements between f32, f16, bf16 and i32";
+  let description = [{
+    The result has the input's shape and the result type's element type.
+    Float to float rounds to nearest even; float to i32 truncates toward zero
+    (out-of-range values saturate, NaN becomes 0); i32 to float rounds to
+    nearest even.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+}

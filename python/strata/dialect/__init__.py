@@ -1,0 +1,1 @@
+"""The strata dialect's rules: types, shape inference and the verifier."""

@@ -1,0 +1,352 @@
+"""Shape and dtype rules of the strata ops, in pure Python.
+
+One function per op family. Each takes operand shapes (tuples of ``int`` or
+``None`` for a dynamic dim), dtypes (``"f32"``, ``"f16"``, ``"bf16"``, ``"i32"``,
+``"i1"``) and attribute values, and returns the result ``(shape, dtype)`` or
+raises :class:`ShapeError` with a message in the user's terms. The verifier
+(``strata.dialect.verifier``) and the Python builders (``strata.frontend``)
+share these rules, so an op that builds also verifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
+    "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
+    "transpose", "broadcast_to", "concat", "slice_", "conv2d", "pool2d", "cast",
+    "normalize_axis", "RULES",
+]
+
+Shape = tuple  # tuple[int | None, ...]
+FLOAT_DTYPES = ("f32", "f16", "bf16")
+DTYPES = FLOAT_DTYPES + ("i32",)
+COMPARE_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+LAYOUTS = ("NCHW", "NHWC")
+GELU_FORMS = ("none", "tanh")
+
+
+class ShapeError(ValueError):
+    """An op's operands, attributes or result type break one of its rules."""
+
+
+def fmt_shape(shape: Sequence) -> str:
+    """``(2, None, 3)`` -> ``2x?x3``; the empty shape prints as ``scalar``."""
+    if len(shape) == 0:
+        return "scalar"
+    return "x".join("?" if d is None else str(d) for d in shape)
+
+
+def _check_dtype(op: str, dtype: str, allowed: Sequence[str], what: str = "operand") -> None:
+    if dtype not in allowed:
+        raise ShapeError(f"{op}: {what} element type {dtype} is not supported "
+                         f"(expected one of {', '.join(allowed)})")
+
+
+def _same_dtype(op: str, dtypes: Sequence[str]) -> str:
+    first = dtypes[0]
+    for other in dtypes[1:]:
+        if other != first:
+            raise ShapeError(f"{op}: operand element types differ ({first} vs {other})")
+    return first
+
+
+def normalize_axis(op: str, axis: int, rank: int, what: str = "axis") -> int:
+    if not -rank <= axis < rank:
+        raise ShapeError(f"{op}: {what} {axis} is out of range for a rank-{rank} tensor "
+                         f"(expected -{rank} <= {what} < {rank})" if rank else
+                         f"{op}: {what} {axis} is out of range for a rank-0 tensor")
+    return axis + rank if axis < 0 else axis
+
+
+def broadcast_shapes(op: str, *shapes: Sequence) -> Shape:
+    """numpy broadcasting; a dynamic dim against 1 stays dynamic, against n > 1 is n."""
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(rank):
+        dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        static = {d for d in dims if d is not None and d != 1}
+        if len(static) > 1:
+            raise ShapeError(
+                f"{op}: shapes {' and '.join(fmt_shape(s) for s in shapes)} cannot be "
+                f"broadcast (dim {i - rank} has sizes {' vs '.join(str(d) for d in sorted(static))})")
+        if static:
+            out.append(static.pop())
+        elif any(d is None for d in dims):
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def elementwise(op: str, lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str):
+    dtype = _same_dtype(op, [lhs_dtype, rhs_dtype])
+    _check_dtype(op, dtype, DTYPES)
+    return broadcast_shapes(op, lhs, rhs), dtype
+
+
+FLOAT_ONLY_UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "gelu")
+
+
+def unary(op: str, shape: Shape, dtype: str, approximate: str = "none"):
+    _check_dtype(op, dtype, FLOAT_DTYPES if op in FLOAT_ONLY_UNARY else DTYPES)
+    if op == "gelu" and approximate not in GELU_FORMS:
+        raise ShapeError(f"gelu: approximate must be one of {', '.join(GELU_FORMS)}, "
+                         f"got '{approximate}'")
+    return tuple(shape), dtype
+
+
+def compare(lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str, predicate: str):
+    if predicate not in COMPARE_PREDICATES:
+        raise ShapeError(f"compare: unknown predicate '{predicate}' "
+                         f"(expected one of {', '.join(COMPARE_PREDICATES)})")
+    shape, _ = elementwise("compare", lhs, rhs, lhs_dtype, rhs_dtype)
+    return shape, "i1"
+
+
+def select(cond: Shape, on_true: Shape, on_false: Shape, cond_dtype: str, true_dtype: str,
+           false_dtype: str):
+    if cond_dtype != "i1":
+        raise ShapeError(f"select: condition element type must be i1, got {cond_dtype}")
+    dtype = _same_dtype("select", [true_dtype, false_dtype])
+    _check_dtype("select", dtype, DTYPES)
+    return broadcast_shapes("select", cond, on_true, on_false), dtype
+
+
+def _dims_equal(a, b) -> bool:
+    return a is None or b is None or a == b
+
+
+def matmul(lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str):
+    dtype = _same_dtype("matmul", [lhs_dtype, rhs_dtype])
+    _check_dtype("matmul", dtype, DTYPES)
+    if len(lhs) == 0 or len(rhs) == 0:
+        raise ShapeError(f"matmul: operands must have rank >= 1, got "
+                         f"{fmt_shape(lhs)} and {fmt_shape(rhs)}")
+    a = (1,) + tuple(lhs) if len(lhs) == 1 else tuple(lhs)
+    b = tuple(rhs) + (1,) if len(rhs) == 1 else tuple(rhs)
+    if not _dims_equal(a[-1], b[-2]):
+        raise ShapeError(f"matmul: inner dimensions differ ({a[-1]} vs {b[-2]})")
+    batch = broadcast_shapes("matmul", a[:-2], b[:-2])
+    out = batch + (a[-2], b[-1])
+    if len(lhs) == 1:
+        out = out[:-2] + out[-1:]
+    if len(rhs) == 1:
+        out = out[:-1]
+    return out, dtype
+
+
+def _normalize_axes(op: str, axes: Sequence[int], rank: int) -> list[int]:
+    norm = [normalize_axis(op, a, rank) for a in axes]
+    if len(set(norm)) != len(norm):
+        raise ShapeError(f"{op}: axes {list(axes)} repeat an axis")
+    return norm
+
+
+def reduce(op: str, shape: Shape, dtype: str, axes: Sequence[int], keepdims: bool):
+    _check_dtype(op, dtype, FLOAT_DTYPES if op == "mean" else DTYPES)
+    norm = set(_normalize_axes(op, axes, len(shape)))
+    if keepdims:
+        return tuple(1 if i in norm else d for i, d in enumerate(shape)), dtype
+    return tuple(d for i, d in enumerate(shape) if i not in norm), dtype
+
+
+def softmax(shape: Shape, dtype: str, axis: int):
+    _check_dtype("softmax", dtype, FLOAT_DTYPES)
+    if len(shape) == 0:
+        raise ShapeError("softmax: input must have rank >= 1")
+    normalize_axis("softmax", axis, len(shape))
+    return tuple(shape), dtype
+
+
+def layer_norm(shape: Shape, scale: Shape, bias: Shape, dtypes: Sequence[str], axis: int,
+               epsilon: float):
+    dtype = _same_dtype("layer_norm", dtypes)
+    _check_dtype("layer_norm", dtype, FLOAT_DTYPES)
+    if len(shape) == 0:
+        raise ShapeError("layer_norm: input must have rank >= 1")
+    ax = normalize_axis("layer_norm", axis, len(shape))
+    normalized = tuple(shape[ax:])
+    for name, s in (("scale", scale), ("bias", bias)):
+        if len(s) != len(normalized) or not all(map(_dims_equal, s, normalized)):
+            raise ShapeError(f"layer_norm: {name} has shape {fmt_shape(s)} but the normalized "
+                             f"dims are {fmt_shape(normalized)}")
+    if not epsilon >= 0:
+        raise ShapeError(f"layer_norm: epsilon must be >= 0, got {epsilon}")
+    return tuple(shape), dtype
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        if d is None:
+            return None
+        n *= d
+    return n
+
+
+def reshape(shape: Shape, dtype: str, target: Shape):
+    """``target`` is the result shape (no -1 here: the front end resolves it)."""
+    if any(d is not None and d < 0 for d in target):
+        raise ShapeError(f"reshape: negative size in target shape {fmt_shape(target)}")
+    a, b = _numel(shape), _numel(target)
+    if a is not None and b is not None and a != b:
+        raise ShapeError(f"reshape: cannot reshape {fmt_shape(shape)} ({a} elements) "
+                         f"into {fmt_shape(target)} ({b} elements)")
+    return tuple(target), dtype
+
+
+def transpose(shape: Shape, dtype: str, permutation: Sequence[int]):
+    perm = list(permutation)
+    if sorted(perm) != list(range(len(shape))):
+        raise ShapeError(f"transpose: permutation {perm} is not a permutation of "
+                         f"[0, {len(shape)}) for a rank-{len(shape)} input")
+    return tuple(shape[p] for p in perm), dtype
+
+
+def broadcast_to(shape: Shape, dtype: str, target: Shape):
+    if len(target) < len(shape):
+        raise ShapeError(f"broadcast_to: cannot broadcast {fmt_shape(shape)} to the "
+                         f"lower-rank shape {fmt_shape(target)}")
+    offset = len(target) - len(shape)
+    for i, d in enumerate(shape):
+        t = target[offset + i]
+        if not (d == 1 or _dims_equal(d, t)):
+            raise ShapeError(f"broadcast_to: cannot broadcast {fmt_shape(shape)} to "
+                             f"{fmt_shape(target)} (dim {i} is {d}, target is {t})")
+    return tuple(target), dtype
+
+
+def concat(shapes: Sequence[Shape], dtypes: Sequence[str], axis: int):
+    if not shapes:
+        raise ShapeError("concat: needs at least one input")
+    dtype = _same_dtype("concat", dtypes)
+    rank = len(shapes[0])
+    for s in shapes[1:]:
+        if len(s) != rank:
+            raise ShapeError(f"concat: inputs have different ranks "
+                             f"({fmt_shape(shapes[0])} vs {fmt_shape(s)})")
+    ax = normalize_axis("concat", axis, rank)
+    out = list(shapes[0])
+    for s in shapes[1:]:
+        for i in range(rank):
+            if i == ax:
+                continue
+            if not _dims_equal(out[i], s[i]):
+                raise ShapeError(f"concat: inputs differ in dim {i} ({fmt_shape(shapes[0])} vs "
+                                 f"{fmt_shape(s)}); only axis {ax} may differ")
+            out[i] = out[i] if out[i] is not None else s[i]
+    sizes = [s[ax] for s in shapes]
+    out[ax] = None if any(d is None for d in sizes) else sum(sizes)
+    return tuple(out), dtype
+
+
+def slice_(shape: Shape, dtype: str, starts: Sequence[int], limits: Sequence[int],
+           steps: Sequence[int]):
+    rank = len(shape)
+    for name, v in (("starts", starts), ("limits", limits), ("steps", steps)):
+        if len(v) != rank:
+            raise ShapeError(f"slice: {name} has {len(v)} entries for a rank-{rank} input")
+    out = []
+    for i, (d, lo, hi, st) in enumerate(zip(shape, starts, limits, steps, strict=True)):
+        if st < 1:
+            raise ShapeError(f"slice: step {st} in dim {i} must be >= 1")
+        if lo < 0 or hi < lo or (d is not None and hi > d):
+            raise ShapeError(f"slice: bounds [{lo}, {hi}) in dim {i} are not within "
+                             f"[0, {'?' if d is None else d}]")
+        out.append(-(-(hi - lo) // st))
+    return tuple(out), dtype
+
+
+def _pair(op, name, v, n):
+    if len(v) != n:
+        raise ShapeError(f"{op}: {name} needs {n} values, got {len(v)}")
+    if any(x < (0 if name == "padding" else 1) for x in v):
+        raise ShapeError(f"{op}: {name} values must be {'>= 0' if name == 'padding' else '>= 1'}, "
+                         f"got {list(v)}")
+    return list(v)
+
+
+def _spatial_out(op, size, k, stride, dil, pad_lo, pad_hi, what):
+    if size is None or k is None:
+        return None
+    span = dil * (k - 1) + 1
+    if size + pad_lo + pad_hi < span:
+        raise ShapeError(f"{op}: {what} window of {span} does not fit in the padded input "
+                         f"size {size + pad_lo + pad_hi}")
+    return (size + pad_lo + pad_hi - span) // stride + 1
+
+
+def _layout(op, layout):
+    if layout not in LAYOUTS:
+        raise ShapeError(f"{op}: layout must be NCHW or NHWC, got '{layout}'")
+
+
+def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dilations, layout):
+    op = "conv2d"
+    dtype = _same_dtype(op, dtypes)
+    _check_dtype(op, dtype, DTYPES)
+    _layout(op, layout)
+    if len(inp) != 4 or len(flt) != 4:
+        raise ShapeError(f"conv2d: input and filter must have rank 4, got "
+                         f"{fmt_shape(inp)} and {fmt_shape(flt)}")
+    strides = _pair(op, "strides", strides, 2)
+    padding = _pair(op, "padding", padding, 4)
+    dilations = _pair(op, "dilations", dilations, 2)
+    if layout == "NCHW":
+        n, c, h, w = inp
+        f, fc, kh, kw = flt
+    else:
+        n, h, w, c = inp
+        kh, kw, fc, f = flt
+    if not _dims_equal(c, fc):
+        raise ShapeError(f"conv2d: input has {c} channels but the filter expects {fc}")
+    oh = _spatial_out(op, h, kh, strides[0], dilations[0], padding[0], padding[1], "height")
+    ow = _spatial_out(op, w, kw, strides[1], dilations[1], padding[2], padding[3], "width")
+    return ((n, f, oh, ow) if layout == "NCHW" else (n, oh, ow, f)), dtype
+
+
+def pool2d(op: str, inp: Shape, dtype: str, kernel, strides, padding, layout):
+    _check_dtype(op, dtype, FLOAT_DTYPES if op == "avg_pool2d" else DTYPES)
+    _layout(op, layout)
+    if len(inp) != 4:
+        raise ShapeError(f"{op}: input must have rank 4, got {fmt_shape(inp)}")
+    kernel = _pair(op, "kernel", kernel, 2)
+    strides = _pair(op, "strides", strides, 2)
+    padding = _pair(op, "padding", padding, 4)
+    for p, k in zip(padding, kernel[:1] * 2 + kernel[1:] * 2, strict=True):
+        if p >= k:
+            raise ShapeError(f"{op}: padding {list(padding)} must be smaller than the kernel "
+                             f"{list(kernel)}")
+    if layout == "NCHW":
+        n, c, h, w = inp
+    else:
+        n, h, w, c = inp
+    oh = _spatial_out(op, h, kernel[0], strides[0], 1, padding[0], padding[1], "height")
+    ow = _spatial_out(op, w, kernel[1], strides[1], 1, padding[2], padding[3], "width")
+    return ((n, c, oh, ow) if layout == "NCHW" else (n, oh, ow, c)), dtype
+
+
+def cast(shape: Shape, dtype: str, target_dtype: str):
+    _check_dtype("cast", dtype, DTYPES)
+    _check_dtype("cast", target_dtype, DTYPES, "result")
+    return tuple(shape), target_dtype
+
+
+BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow")
+UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
+REDUCE_OPS = ("sum", "max", "mean")
+POOL_OPS = ("max_pool2d", "avg_pool2d")
+
+# op name -> family, for the verifier's dispatch.
+RULES = {
+    **{n: "binary" for n in BINARY_OPS},
+    **{n: "unary" for n in UNARY_OPS},
+    **{n: "reduce" for n in REDUCE_OPS},
+    **{n: "pool" for n in POOL_OPS},
+    "compare": "compare", "select": "select", "matmul": "matmul", "softmax": "softmax",
+    "layer_norm": "layer_norm", "reshape": "reshape", "transpose": "transpose",
+    "broadcast_to": "broadcast_to", "concat": "concat", "slice": "slice", "conv2d": "conv2d",
+    "constant": "constant", "cast": "cast",
+}

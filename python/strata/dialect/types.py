@@ -1,0 +1,60 @@
+"""Conversions between strata's dtype names, numpy dtypes and MLIR types."""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+__all__ = ["dtype_to_mlir", "mlir_to_dtype", "tensor_type", "shape_of", "numpy_dtype",
+           "dtype_of_numpy", "DYNAMIC"]
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def dtype_to_mlir(dtype: str) -> ir.Type:
+    """``"f32"`` -> ``f32`` in the current context."""
+    if dtype == "f32":
+        return ir.F32Type.get()
+    if dtype == "f16":
+        return ir.F16Type.get()
+    if dtype == "bf16":
+        return ir.BF16Type.get()
+    if dtype == "f64":
+        return ir.F64Type.get()
+    if dtype in ("i1", "i8", "i32", "i64"):
+        return ir.IntegerType.get_signless(int(dtype[1:]))
+    raise ValueError(f"unknown element type '{dtype}'")
+
+
+def mlir_to_dtype(t: ir.Type) -> str:
+    """``f32`` -> ``"f32"``; any other type prints as its own name."""
+    return str(t)
+
+
+def tensor_type(shape, dtype: str) -> ir.RankedTensorType:
+    dims = [DYNAMIC if d is None else int(d) for d in shape]
+    return ir.RankedTensorType.get(dims, dtype_to_mlir(dtype))
+
+
+def shape_of(t: ir.Type):
+    """``(shape, dtype)`` of a ranked tensor type; ``None`` for a dynamic dim."""
+    rt = ir.RankedTensorType(t)
+    shape = tuple(None if rt.is_dynamic_dim(i) else rt.get_dim_size(i) for i in range(rt.rank))
+    return shape, mlir_to_dtype(rt.element_type)
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    if dtype == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype({"f32": np.float32, "f16": np.float16, "f64": np.float64, "i32": np.int32,
+                     "i64": np.int64, "i8": np.int8, "i1": np.bool_}[dtype])
+
+
+def dtype_of_numpy(dt) -> str | None:
+    dt = np.dtype(dt)
+    if dt.name == "bfloat16":
+        return "bf16"
+    return {"float32": "f32", "float16": "f16", "float64": "f64", "int32": "i32",
+            "int64": "i64", "bool": "i1", "int8": "i8"}.get(dt.name)

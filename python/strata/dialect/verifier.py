@@ -1,0 +1,168 @@
+"""The strata verifier: every shape and dtype rule of every strata op.
+
+IRDL checks only that operands are tensors and that required attributes have
+the right base kind; this verifier checks the rest with the shared rules of
+``strata.dialect.shapes`` and compares the inferred result type with the
+declared one (a dynamic dim on either side is compatible with any size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from . import shapes as S
+from .types import shape_of
+
+__all__ = ["verify_op", "verify_module", "OpAttrs", "infer"]
+
+# Attributes with defaults: name -> (kind, default).
+DEFAULTS = {
+    "keepdims": ("bool", False),
+    "axis": ("int", -1),
+    "epsilon": ("float", 1e-5),
+    "approximate": ("str", "none"),
+}
+KINDS = {
+    "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
+    "steps": "i64s", "strides": "i64s", "padding": "i64s", "dilations": "i64s",
+    "kernel": "i64s", "predicate": "str", "layout": "str",
+}
+
+
+class OpAttrs:
+    """Typed access to a strata op's attributes, with the ODS defaults applied."""
+
+    def __init__(self, op: ir.Operation):
+        self._attrs = op.attributes
+
+    def get(self, name: str):
+        kind, default = DEFAULTS.get(name, (KINDS.get(name), None))
+        if name not in self._attrs:
+            if default is None:
+                raise S.ShapeError(f"attribute '{name}' is missing")
+            return default
+        attr = self._attrs[name]
+        try:
+            if kind == "i64s":
+                return list(ir.DenseI64ArrayAttr(attr))
+            if kind == "bool":
+                return ir.BoolAttr(attr).value
+            if kind == "int":
+                return ir.IntegerAttr(attr).value
+            if kind == "float":
+                return ir.FloatAttr(attr).value
+            if kind == "str":
+                return ir.StringAttr(attr).value
+        except ValueError:
+            pass
+        noun = {"i64s": "an array<i64: ...>", "bool": "a bool", "int": "an integer",
+                "float": "a float", "str": "a string"}[kind]
+        raise S.ShapeError(f"attribute '{name}' must be {noun}, got {attr}")
+
+
+@dataclass
+class _Operand:
+    shape: tuple
+    dtype: str
+
+
+def _operands(op: ir.Operation) -> list[_Operand]:
+    out = []
+    for i, v in enumerate(op.operands):
+        if not isinstance(v.type, ir.RankedTensorType):
+            raise S.ShapeError(f"operand {i} must be a ranked tensor, got {v.type}")
+        out.append(_Operand(*shape_of(v.type)))
+    return out
+
+
+def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type | None):
+    """The result ``(shape, dtype)`` that the rules give for a strata op."""
+    family = S.RULES[name]
+    a = attrs.get
+    if family == "binary":
+        return S.elementwise(name, ops[0].shape, ops[1].shape, ops[0].dtype, ops[1].dtype)
+    if family == "unary":
+        return S.unary(name, ops[0].shape, ops[0].dtype,
+                       a("approximate") if name == "gelu" else "none")
+    if family == "reduce":
+        return S.reduce(name, ops[0].shape, ops[0].dtype, a("axes"), a("keepdims"))
+    if family == "pool":
+        return S.pool2d(name, ops[0].shape, ops[0].dtype, a("kernel"), a("strides"),
+                        a("padding"), a("layout"))
+    if family == "compare":
+        return S.compare(ops[0].shape, ops[1].shape, ops[0].dtype, ops[1].dtype, a("predicate"))
+    if family == "select":
+        return S.select(*(o.shape for o in ops), *(o.dtype for o in ops))
+    if family == "matmul":
+        return S.matmul(ops[0].shape, ops[1].shape, ops[0].dtype, ops[1].dtype)
+    if family == "softmax":
+        return S.softmax(ops[0].shape, ops[0].dtype, a("axis"))
+    if family == "layer_norm":
+        return S.layer_norm(ops[0].shape, ops[1].shape, ops[2].shape, [o.dtype for o in ops],
+                            a("axis"), a("epsilon"))
+    if family == "transpose":
+        return S.transpose(ops[0].shape, ops[0].dtype, a("permutation"))
+    if family == "concat":
+        return S.concat([o.shape for o in ops], [o.dtype for o in ops], a("axis"))
+    if family == "slice":
+        return S.slice_(ops[0].shape, ops[0].dtype, a("starts"), a("limits"), a("steps"))
+    if family == "conv2d":
+        return S.conv2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
+                        a("padding"), a("dilations"), a("layout"))
+    # The remaining ops take their result shape or dtype from the result type.
+    target, target_dtype = shape_of(result_type)
+    if family == "reshape":
+        return S.reshape(ops[0].shape, ops[0].dtype, target)
+    if family == "broadcast_to":
+        return S.broadcast_to(ops[0].shape, ops[0].dtype, target)
+    if family == "cast":
+        return S.cast(ops[0].shape, ops[0].dtype, target_dtype)
+    raise AssertionError(name)
+
+
+def _compatible(inferred, declared) -> bool:
+    return len(inferred) == len(declared) and all(
+        a is None or b is None or a == b for a, b in zip(inferred, declared, strict=True))
+
+
+def verify_op(op: ir.Operation) -> str | None:
+    """The first broken rule of a strata op, as a message; ``None`` if it verifies."""
+    name = op.name.split(".", 1)[1]
+    try:
+        if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
+            raise S.ShapeError("result must be one ranked tensor")
+        declared = shape_of(op.results[0].type)
+        if name == "constant":
+            value = op.attributes["value"]
+            if value.type != op.results[0].type:
+                raise S.ShapeError(f"value type {value.type} differs from the result type "
+                                   f"{op.results[0].type}")
+            return None
+        if name == "concat" and len(op.operands) == 0:
+            raise S.ShapeError("concat: needs at least one input")
+        shape, dtype = infer(name, _operands(op), OpAttrs(op), op.results[0].type)
+        if dtype != declared[1] or not _compatible(shape, declared[0]):
+            raise S.ShapeError(
+                f"{name}: result type {op.results[0].type} does not match the inferred "
+                f"{S.fmt_shape(shape)}x{dtype}".replace("scalarx", ""))
+    except S.ShapeError as e:
+        msg = str(e)
+        return msg if msg.startswith(name + ":") else f"{name}: {msg}"
+    return None
+
+
+def verify_module(module_op: ir.Operation) -> list[tuple[ir.Operation, str]]:
+    """Every strata op in ``module_op`` that breaks a rule, with its message."""
+    failures = []
+
+    def visit(op):
+        if op.name.startswith("strata."):
+            msg = verify_op(op)
+            if msg:
+                failures.append((op, msg))
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return failures

@@ -1,0 +1,1 @@
+"""Dialect packages of strata: generated op classes and their hand-written extensions."""
