@@ -1,3 +1,53 @@
-"""strata: an MLIR-based multi-level lowering pipeline for ML tensor programs."""
+"""strata: an MLIR-based multi-level lowering pipeline for ML tensor programs.
+
+    import numpy as np, strata
+
+    @strata.jit
+    def mlp(x, w1, w2):
+        return strata.relu(x @ w1) @ w2
+
+    y = mlp(x, w1, w2)              # compiled for the CPU on first call, then cached
+
+Names are loaded lazily so that ``import strata`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
+
+_OPS = [
+    "add", "sub", "mul", "div", "maximum", "minimum", "pow", "neg", "abs", "exp", "log",
+    "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
+    "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
+    "max_pool2d", "avg_pool2d", "constant", "cast",
+]
+_LAZY = {
+    **{name: "strata.frontend.ops" for name in _OPS},
+    "Tensor": "strata.frontend.tensor",
+    "TensorSpec": "strata.frontend.tensor",
+    "Module": "strata.frontend.module",
+    "Function": "strata.frontend.module",
+    "trace": "strata.frontend.module",
+    "StrataError": "strata.errors",
+    "compile": "strata.runtime.api",
+    "jit": "strata.runtime.api",
+    "parse": "strata.runtime.api",
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'strata' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

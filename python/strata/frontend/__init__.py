@@ -1,0 +1,1 @@
+"""Python capture: the builder API and tracing, both emitting strata ops."""

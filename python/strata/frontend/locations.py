@@ -1,0 +1,55 @@
+"""Source locations of the user's code, for the ops that Python capture creates."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from mlir import ir
+
+__all__ = ["user_frame", "user_location", "location_text"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _is_internal(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+
+
+def user_frame():
+    """The innermost frame on the stack that is not inside the strata package."""
+    frame = sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def _position(frame):
+    """``(file, line, col)`` of the instruction ``frame`` is executing (col is 1-based)."""
+    line, col = frame.f_lineno, 1
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if 0 <= index < len(positions):
+        start_line, _, start_col, _ = positions[index]
+        if start_line is not None:
+            line = start_line
+        if start_col is not None:
+            col = start_col + 1
+    return frame.f_code.co_filename, line, col
+
+
+def location_text() -> str:
+    frame = user_frame()
+    if frame is None:
+        return "<unknown>"
+    filename, line, col = _position(frame)
+    return f"{filename}:{line}:{col}"
+
+
+def user_location() -> ir.Location:
+    """An ``ir.Location`` for the user's line that is calling into strata now."""
+    frame = user_frame()
+    if frame is None:
+        return ir.Location.unknown()
+    filename, line, col = _position(frame)
+    return ir.Location.file(filename, line, col)

@@ -1,0 +1,168 @@
+"""The explicit builder API (Module, Function) and tracing of Python functions.
+
+    m = strata.Module()
+    f = m.function("mlp", x=strata.TensorSpec((32, 64)), w=strata.TensorSpec((64, 16)))
+    x, w = f.args
+    f.ret(strata.relu(x @ w))
+    print(m)                     # strata dialect IR, each op located at its Python line
+
+Tracing builds the same thing from a Python function over Tensor proxies:
+
+    m = strata.trace(lambda x, w: strata.relu(x @ w), np.ones((32, 64), "f32"), ...)
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
+from ..context import new_context
+from ..dialect.types import dtype_of_numpy, tensor_type
+from ..errors import StrataError
+from .locations import location_text, user_location
+from .tensor import Tensor, TensorSpec
+
+__all__ = ["Module", "Function", "trace", "current_scope", "spec_of"]
+
+_SCOPES: list = []
+
+
+def current_scope():
+    """The function under construction that was opened most recently."""
+    for scope in reversed(_SCOPES):
+        if not scope.closed:
+            return scope
+    raise StrataError("no strata function is being built here (constant() needs one, or "
+                      "pass like=<tensor>)", location=location_text())
+
+
+def spec_of(value, name: str = "argument") -> TensorSpec:
+    """The TensorSpec of an example value: a TensorSpec, a numpy array or a Python scalar."""
+    if isinstance(value, TensorSpec):
+        return value
+    if isinstance(value, bool):
+        raise StrataError(f"{name}: bool arguments are not supported", location=location_text())
+    if isinstance(value, float):
+        return TensorSpec((), "f32")
+    if isinstance(value, int):
+        return TensorSpec((), "i32")
+    if isinstance(value, (np.ndarray, np.generic)):
+        dtype = dtype_of_numpy(value.dtype)
+        if dtype not in ("f32", "f16", "bf16", "i32"):
+            raise StrataError(f"{name}: numpy dtype {value.dtype} is not supported (use float32, "
+                              "float16, bfloat16 or int32)", location=location_text())
+        return TensorSpec(np.shape(value), dtype)
+    raise StrataError(f"{name}: expected a numpy array, a Python scalar or a TensorSpec, got "
+                      f"{type(value).__name__}", location=location_text())
+
+
+class Function:
+    """A func.func of strata ops under construction; ``args`` are its Tensor arguments."""
+
+    def __init__(self, module: Module, name: str, specs: dict[str, TensorSpec]):
+        self.module = module
+        self.context = module.context
+        self.name = name
+        self.closed = False
+        loc = user_location_in(self.context)
+        with self.context, loc:
+            arg_types = [tensor_type(s.shape, s.dtype) for s in specs.values()]
+            with ir.InsertionPoint(module.mlir.body):
+                self.op = func.FuncOp(name, (arg_types, []))
+            self.op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            block = self.op.add_entry_block(arg_locs=[loc] * len(arg_types))
+        self.arg_names = list(specs)
+        self.insertion_point = ir.InsertionPoint(block)
+        self.args = tuple(Tensor(a, self) for a in block.arguments)
+        _SCOPES.append(self)
+
+    def check_open(self):
+        if self.closed:
+            raise StrataError(f"function '{self.name}' is already finished (ret() was called)",
+                              location=location_text())
+
+    def arg(self, name: str) -> Tensor:
+        return self.args[self.arg_names.index(name)]
+
+    def ret(self, *values: Tensor) -> None:
+        """Finishes the function, returning ``values``."""
+        self.check_open()
+        for i, v in enumerate(values):
+            if not isinstance(v, Tensor) or v.scope is not self:
+                raise StrataError(f"function '{self.name}': result {i} is not a tensor of this "
+                                  "function", location=location_text())
+        with self.context, user_location():
+            with self.insertion_point:
+                func.ReturnOp([v.value for v in values])
+            arg_types = [a.value.type for a in self.args]
+            ftype = ir.FunctionType.get(arg_types, [v.value.type for v in values])
+            self.op.attributes["function_type"] = ir.TypeAttr.get(ftype)
+        self.closed = True
+        _SCOPES.remove(self)
+
+
+def user_location_in(context):
+    with context:
+        return user_location()
+
+
+class Module:
+    """A module of strata functions, built with :meth:`function` or :func:`trace`."""
+
+    def __init__(self, context: ir.Context | None = None):
+        self.context = context or new_context()
+        with self.context, ir.Location.unknown():
+            self.mlir = ir.Module.create()
+
+    def function(self, name: str, *specs: TensorSpec, **named: TensorSpec) -> Function:
+        """Adds a function with the given argument specs (positional ones are named arg0...)."""
+        all_specs = {f"arg{i}": spec_of(s, f"arg{i}") for i, s in enumerate(specs)}
+        all_specs.update({k: spec_of(v, k) for k, v in named.items()})
+        return Function(self, name, all_specs)
+
+    @property
+    def functions(self) -> list[str]:
+        return [ir.StringAttr(op.attributes["sym_name"]).value for op in self.mlir.body.operations
+                if op.operation.name == "func.func"]
+
+    def verify(self) -> None:
+        """Raises StrataError if any op breaks a rule (MLIR's or strata's)."""
+        from ..passes.verify import check_module
+
+        check_module(self.mlir.operation)
+
+    def text(self, debug_info: bool = False) -> str:
+        return self.mlir.operation.get_asm(enable_debug_info=debug_info)
+
+    def __str__(self) -> str:
+        return str(self.mlir)
+
+
+def trace(fn, *examples, name: str | None = None, module: Module | None = None) -> Module:
+    """Traces ``fn`` over Tensor proxies shaped like ``examples`` into a strata module.
+
+    Each example is a numpy array, a Python scalar (a rank-0 f32 or i32 tensor) or a
+    TensorSpec (which may have dynamic dims). ``fn`` returns a Tensor or a tuple of them.
+    """
+    params = list(inspect.signature(fn).parameters)
+    names = [params[i] if i < len(params) else f"arg{i}" for i in range(len(examples))]
+    module = module or Module()
+    specs = {n: spec_of(e, n) for n, e in zip(names, examples, strict=True)}
+    f = Function(module, name or getattr(fn, "__name__", "main").replace("<lambda>", "main"),
+                 specs)
+    try:
+        out = fn(*f.args)
+        results = out if isinstance(out, tuple) else (out,)
+        if not all(isinstance(r, Tensor) for r in results):
+            raise StrataError(f"traced function '{f.name}' must return strata tensors, got "
+                              f"{', '.join(type(r).__name__ for r in results)}",
+                              location=location_text())
+        f.ret(*results)
+    finally:
+        if not f.closed:
+            f.closed = True
+            _SCOPES.remove(f)
+    return module

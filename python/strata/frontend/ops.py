@@ -1,0 +1,540 @@
+"""Op builders over Tensor proxies: each infers the result type and emits one strata op.
+
+Every builder records the user's source line as the op's location, and a
+broken shape or dtype rule raises :class:`strata.StrataError` located there,
+e.g. ``model.py:12:9: error: matmul: inner dimensions differ (64 vs 32)``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+from mlir import ir
+
+from ..dialect import shapes as S
+from ..dialect.types import dtype_of_numpy, numpy_dtype, tensor_type
+from ..errors import StrataError
+from .locations import location_text, user_location
+from .tensor import Tensor
+
+__all__ = [
+    "add", "sub", "mul", "div", "maximum", "minimum", "pow", "neg", "abs", "exp", "log",
+    "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
+    "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
+    "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr",
+]
+
+
+def _user_errors(fn):
+    """Turns a broken rule into a StrataError at the user's line."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except S.ShapeError as e:
+            err = StrataError(str(e), location=location_text())
+        raise err
+
+    return wrapper
+
+
+def _scope_of(values):
+    scopes = {id(v.scope): v.scope for v in values if isinstance(v, Tensor)}
+    if not scopes:
+        raise S.ShapeError("at least one operand must be a strata tensor")
+    if len(scopes) > 1:
+        raise S.ShapeError("operands belong to different functions")
+    scope = next(iter(scopes.values()))
+    scope.check_open()
+    return scope
+
+
+def _emit(scope, name: str, operands, result_shape, result_dtype, attrs=None) -> Tensor:
+    with scope.context, scope.insertion_point, user_location():
+        op = ir.Operation.create(
+            f"strata.{name}",
+            results=[tensor_type(result_shape, result_dtype)],
+            operands=[o.value for o in operands],
+            attributes=attrs or {},
+        )
+    return Tensor(op.result, scope)
+
+
+def _splat(scope, value, dtype: str) -> Tensor:
+    """A rank-0 constant of ``dtype`` holding a Python scalar."""
+    with scope.context, user_location():
+        t = tensor_type((), dtype)
+        elem = t.element_type
+        if dtype.startswith("i"):
+            if float(value) != int(value):
+                raise S.ShapeError(f"cannot use the non-integer {value} with an {dtype} tensor")
+            attr = ir.IntegerAttr.get(elem, int(value))
+        else:
+            attr = ir.FloatAttr.get(elem, float(value))
+        dense = ir.DenseElementsAttr.get_splat(t, attr)
+    return _emit(scope, "constant", [], (), dtype, {"value": dense})
+
+
+_SCALARS = (int, float, np.integer, np.floating, bool)
+
+
+def _as_tensors(*values):
+    scope = _scope_of(values)
+    dtype = next(v.dtype for v in values if isinstance(v, Tensor))
+    out = []
+    for v in values:
+        if isinstance(v, Tensor):
+            out.append(v)
+        elif isinstance(v, _SCALARS):
+            out.append(_splat(scope, v, dtype))
+        elif isinstance(v, np.ndarray):
+            out.append(_constant_in(scope, v, dtype_of_numpy(v.dtype)))
+        else:
+            raise S.ShapeError(f"cannot use a {type(v).__name__} as a tensor operand")
+    return scope, out
+
+
+def _binary(name, lhs, rhs):
+    scope, (a, b) = _as_tensors(lhs, rhs)
+    shape, dtype = S.elementwise(name, a.shape, b.shape, a.dtype, b.dtype)
+    return _emit(scope, name, [a, b], shape, dtype)
+
+
+@_user_errors
+def add(lhs, rhs):
+    """``lhs + rhs`` with numpy broadcasting."""
+    return _binary("add", lhs, rhs)
+
+
+@_user_errors
+def sub(lhs, rhs):
+    """``lhs - rhs`` with numpy broadcasting."""
+    return _binary("sub", lhs, rhs)
+
+
+@_user_errors
+def mul(lhs, rhs):
+    """``lhs * rhs`` with numpy broadcasting."""
+    return _binary("mul", lhs, rhs)
+
+
+@_user_errors
+def div(lhs, rhs):
+    """``lhs / rhs`` with numpy broadcasting."""
+    return _binary("div", lhs, rhs)
+
+
+@_user_errors
+def maximum(lhs, rhs):
+    """Elementwise maximum with numpy broadcasting."""
+    return _binary("maximum", lhs, rhs)
+
+
+@_user_errors
+def minimum(lhs, rhs):
+    """Elementwise minimum with numpy broadcasting."""
+    return _binary("minimum", lhs, rhs)
+
+
+@_user_errors
+def pow(lhs, rhs):  # noqa: A001 - numpy's name
+    """``lhs ** rhs`` with numpy broadcasting."""
+    return _binary("pow", lhs, rhs)
+
+
+def _unary(name, x, **attrs):
+    scope, (x,) = _as_tensors(x)
+    shape, dtype = S.unary(name, x.shape, x.dtype, attrs.get("approximate", "none"))
+    with scope.context:
+        mlir_attrs = {k: ir.StringAttr.get(v) for k, v in attrs.items()}
+    return _emit(scope, name, [x], shape, dtype, mlir_attrs)
+
+
+def _make_unary(name, doc):
+    @_user_errors
+    def fn(x):
+        return _unary(name, x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+neg = _make_unary("neg", "Elementwise ``-x``.")
+abs = _make_unary("abs", "Elementwise ``|x|``.")  # noqa: A001 - numpy's name
+exp = _make_unary("exp", "Elementwise ``e ** x``.")
+log = _make_unary("log", "Elementwise natural logarithm.")
+sqrt = _make_unary("sqrt", "Elementwise square root.")
+rsqrt = _make_unary("rsqrt", "Elementwise ``1 / sqrt(x)``.")
+tanh = _make_unary("tanh", "Elementwise hyperbolic tangent.")
+sigmoid = _make_unary("sigmoid", "Elementwise ``1 / (1 + e ** -x)``.")
+relu = _make_unary("relu", "Elementwise ``max(x, 0)``.")
+
+
+@_user_errors
+def gelu(x, approximate: str = "none"):
+    """GELU; ``approximate="tanh"`` for the tanh form, ``"none"`` for the exact erf form."""
+    if approximate == "none":
+        return _unary("gelu", x)
+    return _unary("gelu", x, approximate=approximate)
+
+
+def _compare(predicate, lhs, rhs):
+    scope, (a, b) = _as_tensors(lhs, rhs)
+    shape, dtype = S.compare(a.shape, b.shape, a.dtype, b.dtype, predicate)
+    with scope.context:
+        attrs = {"predicate": ir.StringAttr.get(predicate)}
+    return _emit(scope, "compare", [a, b], shape, dtype, attrs)
+
+
+def _make_compare(name, predicate):
+    @_user_errors
+    def fn(lhs, rhs):
+        return _compare(predicate, lhs, rhs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise comparison ``{predicate}`` with broadcasting; an i1 result."
+    return fn
+
+
+equal = _make_compare("equal", "eq")
+not_equal = _make_compare("not_equal", "ne")
+less = _make_compare("less", "lt")
+less_equal = _make_compare("less_equal", "le")
+greater = _make_compare("greater", "gt")
+greater_equal = _make_compare("greater_equal", "ge")
+
+
+@_user_errors
+def where(condition, true_value, false_value):
+    """numpy's ``where``: ``condition`` is an i1 tensor (a comparison's result)."""
+    if not isinstance(condition, Tensor):
+        raise S.ShapeError("where: condition must be a tensor (the result of a comparison)")
+    scope = _scope_of([condition, true_value, false_value])
+    if not builtins.any(isinstance(v, Tensor) for v in (true_value, false_value)):
+        raise S.ShapeError("where: at least one of the values must be a tensor")
+    _, (t, f) = _as_tensors(true_value, false_value)
+    shape, dtype = S.select(condition.shape, t.shape, f.shape, condition.dtype, t.dtype, f.dtype)
+    return _emit(scope, "select", [condition, t, f], shape, dtype)
+
+
+@_user_errors
+def matmul(lhs, rhs):
+    """numpy ``@``: 1-D, 2-D and batched with broadcast batch dims."""
+    scope, (a, b) = _as_tensors(lhs, rhs)
+    shape, dtype = S.matmul(a.shape, b.shape, a.dtype, b.dtype)
+    return _emit(scope, "matmul", [a, b], shape, dtype)
+
+
+def _axes(x, axis):
+    if axis is None:
+        return list(range(x.ndim))
+    if isinstance(axis, (int, np.integer)):
+        return [int(axis)]
+    return [int(a) for a in axis]
+
+
+def _reduce(name, x, axis, keepdims):
+    scope, (x,) = _as_tensors(x)
+    axes = _axes(x, axis)
+    shape, dtype = S.reduce(name, x.shape, x.dtype, axes, keepdims)
+    with scope.context:
+        attrs = {"axes": ir.DenseI64ArrayAttr.get(axes)}
+        if keepdims:
+            attrs["keepdims"] = ir.BoolAttr.get(True)
+    return _emit(scope, name, [x], shape, dtype, attrs)
+
+
+@_user_errors
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    """Sum over ``axis`` (an int, a sequence, or None for all axes)."""
+    return _reduce("sum", x, axis, keepdims)
+
+
+@_user_errors
+def max(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    """Maximum over ``axis`` (an int, a sequence, or None for all axes)."""
+    return _reduce("max", x, axis, keepdims)
+
+
+@_user_errors
+def mean(x, axis=None, keepdims=False):
+    """Arithmetic mean over ``axis`` (an int, a sequence, or None for all axes)."""
+    return _reduce("mean", x, axis, keepdims)
+
+
+def _i64(scope, v):
+    with scope.context:
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v))
+
+
+def _i64s(scope, v):
+    with scope.context:
+        return ir.DenseI64ArrayAttr.get([int(x) for x in v])
+
+
+@_user_errors
+def softmax(x, axis: int = -1):
+    """Softmax along ``axis``, in the numerically stable form."""
+    scope, (x,) = _as_tensors(x)
+    shape, dtype = S.softmax(x.shape, x.dtype, axis)
+    attrs = {} if axis == -1 else {"axis": _i64(scope, axis)}
+    return _emit(scope, "softmax", [x], shape, dtype, attrs)
+
+
+@_user_errors
+def layer_norm(x, scale=None, bias=None, axis: int = -1, epsilon: float = 1e-5):
+    """Layer normalization over dims ``[axis, rank)``; ``scale``/``bias`` default to 1/0."""
+    scope, (x,) = _as_tensors(x)
+    if x.ndim == 0:
+        raise S.ShapeError("layer_norm: input must have rank >= 1")
+    normalized = x.shape[S.normalize_axis("layer_norm", axis, x.ndim):]
+    if (scale is None or bias is None) and builtins.any(d is None for d in normalized):
+        raise S.ShapeError("layer_norm: scale and bias must be given when the normalized "
+                           "dims are dynamic")
+    np_dtype = numpy_dtype(x.dtype)
+    if scale is None:
+        scale = _constant_in(scope, np.ones(normalized, np_dtype), x.dtype)
+    if bias is None:
+        bias = _constant_in(scope, np.zeros(normalized, np_dtype), x.dtype)
+    _, (_, scale, bias) = _as_tensors(x, scale, bias)
+    shape, dtype = S.layer_norm(x.shape, scale.shape, bias.shape,
+                                [x.dtype, scale.dtype, bias.dtype], axis, epsilon)
+    attrs = {}
+    with scope.context:
+        if axis != -1:
+            attrs["axis"] = _i64(scope, axis)
+        if epsilon != 1e-5:
+            attrs["epsilon"] = ir.FloatAttr.get(ir.F64Type.get(), float(epsilon))
+    return _emit(scope, "layer_norm", [x, scale, bias], shape, dtype, attrs)
+
+
+@_user_errors
+def reshape(x, shape: Sequence[int]):
+    """numpy ``reshape``; one entry may be -1 (inferred from the element count)."""
+    scope, (x,) = _as_tensors(x)
+    shape = [None if d is None else int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise S.ShapeError(f"reshape: at most one dim may be -1, got {shape}")
+    if -1 in shape:
+        known = 1
+        for d in shape:
+            if d not in (-1, None):
+                known *= d
+        total = 1
+        for d in x.shape:
+            total = None if d is None or total is None else total * d
+        if total is None or None in shape:
+            shape[shape.index(-1)] = None
+        elif known == 0 or total % known:
+            raise S.ShapeError(f"reshape: cannot reshape {S.fmt_shape(x.shape)} ({total} "
+                               f"elements) into {shape}")
+        else:
+            shape[shape.index(-1)] = total // known
+    out, dtype = S.reshape(x.shape, x.dtype, tuple(shape))
+    return _emit(scope, "reshape", [x], out, dtype)
+
+
+@_user_errors
+def transpose(x, permutation: Sequence[int] | None = None):
+    """numpy ``transpose``: reverses the dims when ``permutation`` is None."""
+    scope, (x,) = _as_tensors(x)
+    perm = list(range(x.ndim))[::-1] if permutation is None else [int(p) for p in permutation]
+    perm = [p + x.ndim if p < 0 else p for p in perm]
+    shape, dtype = S.transpose(x.shape, x.dtype, perm)
+    return _emit(scope, "transpose", [x], shape, dtype, {"permutation": _i64s(scope, perm)})
+
+
+@_user_errors
+def broadcast_to(x, shape: Sequence[int]):
+    """numpy ``broadcast_to``."""
+    scope, (x,) = _as_tensors(x)
+    out, dtype = S.broadcast_to(x.shape, x.dtype, tuple(shape))
+    return _emit(scope, "broadcast_to", [x], out, dtype)
+
+
+@_user_errors
+def concat(values: Sequence, axis: int = 0):
+    """numpy ``concatenate`` along an existing axis."""
+    scope, tensors = _as_tensors(*list(values))
+    shape, dtype = S.concat([t.shape for t in tensors], [t.dtype for t in tensors], axis)
+    return _emit(scope, "concat", tensors, shape, dtype, {"axis": _i64(scope, axis)})
+
+
+def _slice(scope, x, starts, limits, steps):
+    shape, dtype = S.slice_(x.shape, x.dtype, starts, limits, steps)
+    attrs = {k: _i64s(scope, v)
+             for k, v in (("starts", starts), ("limits", limits), ("steps", steps))}
+    return _emit(scope, "slice", [x], shape, dtype, attrs)
+
+
+@_user_errors
+def slice(x, starts: Sequence[int], limits: Sequence[int], steps: Sequence[int] | None = None):  # noqa: A001
+    """``x[starts[0]:limits[0]:steps[0], ...]`` with normalized, non-negative bounds."""
+    scope, (x,) = _as_tensors(x)
+    steps = [1] * x.ndim if steps is None else list(steps)
+    return _slice(scope, x, list(starts), list(limits), steps)
+
+
+def _index_entry(item, size, dim):
+    """``(start, limit, step, keeps_dim)`` of one numpy basic index entry."""
+    if isinstance(item, (int, np.integer)):
+        i = int(item)
+        if size is None:
+            if i < 0:
+                raise S.ShapeError(f"negative index {i} into dynamic dim {dim}")
+        elif not -size <= i < size:
+            raise S.ShapeError(f"index {i} is out of bounds for dim {dim} of size {size}")
+        i = i + size if i < 0 else i
+        return i, i + 1, 1, False
+    if isinstance(item, builtins.slice):
+        if item.step is not None and item.step < 1:
+            raise S.ShapeError(f"slice step {item.step} is not supported (steps must be >= 1)")
+        if size is None:
+            if item.stop is None or (item.start or 0) < 0 or item.stop < 0:
+                raise S.ShapeError(f"slicing dynamic dim {dim} needs explicit non-negative bounds")
+            return item.start or 0, item.stop, item.step or 1, True
+        lo, hi, st = item.indices(size)
+        return lo, builtins.max(hi, lo), st, True
+    raise S.ShapeError(f"unsupported index {item!r}: only ints, slices, None and ... are "
+                       "supported")
+
+
+@_user_errors
+def getitem(x, index):
+    """numpy basic indexing: ints, slices (step >= 1), ``None`` and ``...``."""
+    scope, (x,) = _as_tensors(x)
+    if not isinstance(index, tuple):
+        index = (index,)
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        raise S.ShapeError("an index can only have a single ellipsis ('...')")
+    consumed = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if consumed > x.ndim:
+        raise S.ShapeError(f"too many indices for a rank-{x.ndim} tensor: {consumed}")
+    fill = (builtins.slice(None),) * (x.ndim - consumed)
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + fill + index[at + 1:]
+    else:
+        index = index + fill
+    starts, limits, steps, out_shape = [], [], [], []
+    dim = 0
+    for item in index:
+        if item is None:
+            out_shape.append(1)
+            continue
+        lo, hi, st, keep = _index_entry(item, x.shape[dim], dim)
+        starts.append(lo)
+        limits.append(hi)
+        steps.append(st)
+        if keep:
+            out_shape.append(-(-(hi - lo) // st))
+        dim += 1
+    y = x
+    if any(lo != 0 or st != 1 or x.shape[d] != hi
+           for d, (lo, hi, st) in enumerate(zip(starts, limits, steps, strict=True))):
+        y = _slice(scope, x, starts, limits, steps)
+    if tuple(out_shape) != y.shape:
+        shape, dtype = S.reshape(y.shape, y.dtype, tuple(out_shape))
+        y = _emit(scope, "reshape", [y], shape, dtype)
+    return y
+
+
+def _padding4(padding):
+    if isinstance(padding, (int, np.integer)):
+        return [int(padding)] * 4
+    padding = [int(p) for p in padding]
+    if len(padding) == 2:
+        return [padding[0], padding[0], padding[1], padding[1]]
+    return padding
+
+
+def _pair(v):
+    return [int(v)] * 2 if isinstance(v, (int, np.integer)) else [int(x) for x in v]
+
+
+@_user_errors
+def conv2d(x, filter, stride=1, padding=0, dilation=1, layout: str = "NCHW"):  # noqa: A002
+    """2-D convolution. NCHW: filter ``[F, C, KH, KW]``; NHWC: filter ``[KH, KW, C, F]``.
+
+    ``padding`` is an int, ``(ph, pw)`` or ``(top, bottom, left, right)``.
+    """
+    scope, (x, w) = _as_tensors(x, filter)
+    strides, pad, dil = _pair(stride), _padding4(padding), _pair(dilation)
+    shape, dtype = S.conv2d(x.shape, w.shape, [x.dtype, w.dtype], strides, pad, dil, layout)
+    with scope.context:
+        attrs = {"strides": _i64s(scope, strides), "padding": _i64s(scope, pad),
+                 "dilations": _i64s(scope, dil), "layout": ir.StringAttr.get(layout)}
+    return _emit(scope, "conv2d", [x, w], shape, dtype, attrs)
+
+
+def _pool(name, x, kernel, stride, padding, layout):
+    scope, (x,) = _as_tensors(x)
+    kernel = _pair(kernel)
+    strides = kernel if stride is None else _pair(stride)
+    pad = _padding4(padding)
+    shape, dtype = S.pool2d(name, x.shape, x.dtype, kernel, strides, pad, layout)
+    with scope.context:
+        attrs = {"kernel": _i64s(scope, kernel), "strides": _i64s(scope, strides),
+                 "padding": _i64s(scope, pad), "layout": ir.StringAttr.get(layout)}
+    return _emit(scope, name, [x], shape, dtype, attrs)
+
+
+@_user_errors
+def max_pool2d(x, kernel, stride=None, padding=0, layout: str = "NCHW"):
+    """Max pooling; ``stride`` defaults to the kernel size, padded positions never win."""
+    return _pool("max_pool2d", x, kernel, stride, padding, layout)
+
+
+@_user_errors
+def avg_pool2d(x, kernel, stride=None, padding=0, layout: str = "NCHW"):
+    """Average pooling over the real (unpadded) elements of each window."""
+    return _pool("avg_pool2d", x, kernel, stride, padding, layout)
+
+
+def dense_attr(array: np.ndarray, dtype: str) -> ir.DenseElementsAttr:
+    """A dense elements attribute of ``dtype`` holding ``array`` (in the current context)."""
+    t = tensor_type(array.shape, dtype)
+    data = np.ascontiguousarray(np.asarray(array).astype(numpy_dtype(dtype)))
+    if dtype in ("bf16", "f16"):
+        data = data.view(np.uint16)
+    return ir.DenseElementsAttr.get(data, signless=True, type=t.element_type)
+
+
+def _constant_in(scope, value, dtype):
+    array = np.asarray(value)
+    if dtype is None:
+        dtype = dtype_of_numpy(array.dtype)
+        dtype = {"f64": "f32", "i64": "i32"}.get(dtype, dtype)
+    if dtype not in S.DTYPES:
+        raise S.ShapeError(f"constant: element type {dtype or array.dtype} is not supported "
+                           f"(expected one of {', '.join(S.DTYPES)})")
+    with scope.context, user_location():
+        attr = dense_attr(array, dtype)
+    return _emit(scope, "constant", [], array.shape, dtype, {"value": attr})
+
+
+@_user_errors
+def constant(value, dtype: str | None = None, *, like: Tensor | None = None) -> Tensor:
+    """A dense constant from a numpy array (f64 becomes f32, i64 becomes i32).
+
+    ``like`` names a tensor of the function to build into (default: the function
+    being traced or built most recently).
+    """
+    from .module import current_scope
+
+    scope = like.scope if like is not None else current_scope()
+    return _constant_in(scope, value, dtype)
+
+
+@_user_errors
+def cast(x, dtype: str):
+    """Convert elements to ``dtype`` (f32, f16, bf16 or i32)."""
+    scope, (x,) = _as_tensors(x)
+    shape, out = S.cast(x.shape, x.dtype, dtype)
+    return _emit(scope, "cast", [x], shape, out)

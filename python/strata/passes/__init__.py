@@ -1,0 +1,1 @@
+"""strata's passes, one per module; ``registry`` maps pass flags to them lazily."""

@@ -1,0 +1,35 @@
+"""The pass registry: flag -> pass class, imported lazily; and named pipelines."""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
+
+# flag -> "module:Class". Pipelines (classes with an ``elements`` method) are listed too.
+PASSES = {
+    "strata-verify": "strata.passes.verify:VerifyPass",
+    "strata-canonicalize": "strata.passes.canonicalize:CanonicalizePass",
+}
+
+
+def is_strata_pass(name: str) -> bool:
+    return name in PASSES
+
+
+def lookup(name: str):
+    module, cls = PASSES[name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def all_passes():
+    return [(name, lookup(name)) for name in sorted(PASSES)]
+
+
+def levels():
+    """``(name, summary)`` of the --compile-to levels, in order (empty until defined)."""
+    try:
+        from ..pipelines.levels import LEVELS
+    except ImportError:
+        return []
+    return [(lvl.name, lvl.summary) for lvl in LEVELS]
