@@ -8,6 +8,8 @@ is moved into one.
 
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 
 from .context import ensure_dialect
@@ -16,9 +18,30 @@ from .errors import Diagnostic, StrataError
 __all__ = ["parse_module", "parse_diagnostics"]
 
 
-def parse_diagnostics(err: ir.MLIRError) -> list[Diagnostic]:
-    return [Diagnostic.from_mlir(d) for d in err.error_diagnostics] or [
-        Diagnostic("<unknown>", str(err))]
+_CUSTOM_FORM = re.compile(r"(?<![\"\w.$@#!])strata\.[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _custom_form_diagnostic(text: str, filename: str) -> Diagnostic | None:
+    """MLIR reports nothing when a strata op is written in a custom form; locate it here."""
+    for lineno, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        for m in _CUSTOM_FORM.finditer(code):
+            if code[:m.start()].count('"') % 2:  # inside a string
+                continue
+            name = m.group(0)
+            return Diagnostic(f"{filename}:{lineno}:{m.start() + 1}",
+                              f"'{name}' has no custom assembly form; write it in the generic "
+                              f'form, e.g. "{name}"(%x) : (tensor<4xf32>) -> tensor<4xf32>')
+    return None
+
+
+def parse_diagnostics(err: ir.MLIRError, text: str | None = None,
+                      filename: str = "<unknown>") -> list[Diagnostic]:
+    diags = [Diagnostic.from_mlir(d) for d in err.error_diagnostics]
+    if diags:
+        return diags
+    found = _custom_form_diagnostic(text, filename) if text is not None else None
+    return [found or Diagnostic(filename, str(err))]
 
 
 def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | None = None,
@@ -31,14 +54,14 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
         try:
             op = ir.Operation.parse(padded, source_name=filename)
         except ir.MLIRError as err:
-            diags = parse_diagnostics(err)
+            diags = parse_diagnostics(err, padded, filename)
             if not (len(diags) == 1 and "single top-level operation" in diags[0].message):
                 raise StrataError(diagnostics=diags) from None
             wrapped = "module {" + padded + "\n}"
             try:
                 op = ir.Operation.parse(wrapped, source_name=filename)
             except ir.MLIRError as err2:
-                raise StrataError(diagnostics=parse_diagnostics(err2)) from None
+                raise StrataError(diagnostics=parse_diagnostics(err2, wrapped, filename)) from None
             return op.operation
         op = op.operation
         if op.name == "builtin.module":

@@ -71,11 +71,18 @@ def _splat(scope, value, dtype: str) -> Tensor:
         t = tensor_type((), dtype)
         elem = t.element_type
         if dtype.startswith("i"):
-            if float(value) != int(value):
+            if isinstance(value, (float, np.floating)) and not float(value).is_integer():
                 raise S.ShapeError(f"cannot use the non-integer {value} with an {dtype} tensor")
+            if not -2**31 <= int(value) < 2**31:
+                raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} tensor")
             attr = ir.IntegerAttr.get(elem, int(value))
         else:
-            attr = ir.FloatAttr.get(elem, float(value))
+            try:
+                number = float(value)
+            except OverflowError:
+                raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} "
+                                   "tensor") from None
+            attr = ir.FloatAttr.get(elem, number)
         dense = ir.DenseElementsAttr.get_splat(t, attr)
     return _emit(scope, "constant", [], (), dtype, {"value": dense})
 
@@ -93,7 +100,7 @@ def _as_tensors(*values):
         elif isinstance(v, _SCALARS):
             out.append(_splat(scope, v, dtype))
         elif isinstance(v, np.ndarray):
-            out.append(_constant_in(scope, v, dtype_of_numpy(v.dtype)))
+            out.append(_constant_in(scope, v, None))  # f64 -> f32, i64 -> i32, as constant()
         else:
             raise S.ShapeError(f"cannot use a {type(v).__name__} as a tensor operand")
     return scope, out
@@ -383,6 +390,8 @@ def slice(x, starts: Sequence[int], limits: Sequence[int], steps: Sequence[int] 
 
 def _index_entry(item, size, dim):
     """``(start, limit, step, keeps_dim)`` of one numpy basic index entry."""
+    if isinstance(item, (bool, np.bool_)):  # numpy reads these as masks, not as 0 / 1
+        raise S.ShapeError(f"unsupported index {item!r}: boolean indices are not supported")
     if isinstance(item, (int, np.integer)):
         i = int(item)
         if size is None:

@@ -10,6 +10,12 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 PASSES = {
     "strata-verify": "strata.passes.verify:VerifyPass",
     "strata-canonicalize": "strata.passes.canonicalize:CanonicalizePass",
+    "strata-to-linalg": "strata.passes.to_linalg:ToLinalgPass",
+    "strata-decompose": "strata.passes.decompose:DecomposePass",
+    "strata-bufferize": "strata.passes.bufferize:BufferizePass",
+    "strata-lower-to-llvm": "strata.passes.lower_to_llvm:LowerToLLVMPass",
+    "strata-check-level": "strata.passes.check_level:CheckLevelPass",
+    "strata-cpu": "strata.pipelines.cpu:CpuPipeline",
 }
 
 

@@ -1,0 +1,1 @@
+"""Transform-dialect strategies and helpers for code generation."""

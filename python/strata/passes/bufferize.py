@@ -1,0 +1,45 @@
+"""strata-bufferize: tensors to buffers for the whole module, with caller-allocated results.
+
+A named pipeline of upstream passes:
+
+    strata-decompose                      aggregate ops (softmax) that do not bufferize
+    one-shot-bufferize{bufferize-function-boundaries
+        function-boundary-type-conversion=identity-layout-map}
+    canonicalize, cse                     folds loop iter_args so results hoist below
+    buffer-results-to-out-params{hoist-static-allocs modify-public-functions}
+    buffer-deallocation-pipeline          every alloc freed on every path
+    canonicalize, cse
+
+    func.func @f(%a: tensor<4xf32>) -> tensor<4xf32>
+  =>
+    func.func @f(%a: memref<4xf32>, %out: memref<4xf32>)    // results become out-params
+
+Results are written into buffers the caller passes (numpy arrays in the
+runtime), so nothing returned needs freeing by the caller; writes are in place
+where the analysis proves it legal (no memref.copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import Pass
+
+__all__ = ["BufferizePass"]
+
+
+@dataclass(frozen=True)
+class BufferizePass(Pass):
+    """Bufferize the module (function boundaries too), results to out-params, free every alloc."""
+
+    name = "strata-bufferize"
+
+    def elements(self) -> str:
+        return (
+            "strata-decompose, "
+            "one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map}, "
+            "canonicalize, cse, "
+            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
+            "buffer-deallocation-pipeline, canonicalize, cse"
+        )

@@ -1,0 +1,59 @@
+"""strata-check-level: the contract check that ends each level of the pipeline.
+
+Fails, at the first offending op, if the IR holds an op from a dialect the level
+does not allow, or (from ``bufferized`` on) any value of tensor type:
+
+    strata-check-level{level=linalg} on
+      %0 = "strata.add"(%a, %b) ...
+    error: level 'linalg' allows only linalg, tensor, arith, math ops; found 'strata.add'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..pipelines.levels import ALLOWED, LEVEL_NAMES
+from .base import Pass
+
+__all__ = ["CheckLevelPass"]
+
+_ALWAYS = {"builtin.module", "func.func", "func.return", "func.call", "builtin.unrealized_conversion_cast"}
+
+
+@dataclass(frozen=True)
+class CheckLevelPass(Pass):
+    """Check that only the ops a pipeline level allows remain (a level's contract)."""
+
+    name = "strata-check-level"
+    level: str = "strata"
+
+    def run(self, module: ir.Operation) -> None:
+        if self.level not in ALLOWED:
+            self.fail(module, f"strata-check-level: unknown level '{self.level}' "
+                              f"(levels: {', '.join(LEVEL_NAMES)})")
+        allowed = ALLOWED[self.level]
+        no_tensors = LEVEL_NAMES.index(self.level) >= LEVEL_NAMES.index("bufferized")
+        always = set(_ALWAYS)
+        if self.level == "llvm":
+            always = {"builtin.module"}
+        problems = []
+
+        def visit(op):
+            if problems:
+                return ir.WalkResult.INTERRUPT
+            name = op.name
+            if name not in always and name.split(".", 1)[0] not in allowed:
+                problems.append((op, f"level '{self.level}' allows only "
+                                     f"{', '.join(sorted(allowed))} ops; found '{name}'"))
+            elif no_tensors and any(isinstance(r.type, ir.RankedTensorType) or
+                                    isinstance(r.type, ir.UnrankedTensorType)
+                                    for r in op.results):
+                problems.append((op, f"level '{self.level}' allows no tensor values; "
+                                     f"'{name}' produces one"))
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        for op, msg in problems:
+            self.error(op, msg)

@@ -1,0 +1,221 @@
+"""IR-building helpers shared by the strata-to-linalg lowerings."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+DYN = ir.ShapedType.get_dynamic_size()
+
+
+class LoweringError(Exception):
+    """An op (or a form of it, e.g. some dynamic shapes) that the lowering does not support."""
+
+
+def rtype(v) -> ir.RankedTensorType:
+    return ir.RankedTensorType(v.type)
+
+
+def is_float(t: ir.Type) -> bool:
+    return isinstance(t, (ir.F32Type, ir.F16Type, ir.BF16Type, ir.F64Type))
+
+
+def compute_type(t: ir.Type) -> ir.Type:
+    """f16 and bf16 compute in f32 (rounded back at the end); others in their own type."""
+    return ir.F32Type.get() if isinstance(t, (ir.F16Type, ir.BF16Type)) else t
+
+
+def index(i: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), i)
+
+
+def dim(v, i: int):
+    """Size of dim ``i`` of ``v``: an int if static, else a ``tensor.dim`` value."""
+    t = rtype(v)
+    if not t.is_dynamic_dim(i):
+        return t.get_dim_size(i)
+    return tensor.dim(v, index(i))
+
+
+def dims(v) -> list:
+    return [dim(v, i) for i in range(rtype(v).rank)]
+
+
+def empty(sizes, elem: ir.Type) -> ir.Value:
+    return tensor.empty(sizes, elem)
+
+
+def empty_like_result(result_type: ir.RankedTensorType, size_of, elem=None) -> ir.Value:
+    """A tensor.empty of ``result_type``'s shape; ``size_of(i)`` gives dynamic dim i."""
+    sizes = [size_of(i) if result_type.is_dynamic_dim(i) else result_type.get_dim_size(i)
+             for i in range(result_type.rank)]
+    return empty(sizes, elem or result_type.element_type)
+
+
+def scalar(t: ir.Type, value) -> ir.Value:
+    if is_float(t):
+        return arith.constant(t, float(value))
+    return arith.constant(t, int(value))
+
+
+def fill(value, init) -> ir.Value:
+    return linalg.fill(value, outs=[init])
+
+
+def convert(x: ir.Value, to: ir.Type) -> ir.Value:
+    """Scalar conversion between float widths and between float and i32."""
+    src = x.type
+    if src == to:
+        return x
+    if is_float(src) and is_float(to):
+        if src.width == to.width:  # f16 <-> bf16 goes through f32
+            return arith.truncf(to, arith.extf(ir.F32Type.get(), x))
+        return arith.extf(to, x) if to.width > src.width else arith.truncf(to, x)
+    if is_float(to):
+        return arith.sitofp(to, x)
+    if is_float(src):
+        return fptosi_saturating(x, to)
+    raise LoweringError(f"no conversion from {src} to {to}")
+
+
+def fptosi_saturating(x: ir.Value, to: ir.Type) -> ir.Value:
+    """float -> int truncating toward zero; out-of-range saturates and NaN becomes 0."""
+    f32 = ir.F32Type.get()
+    xf = arith.extf(f32, x) if x.type != f32 and x.type.width < 32 else x
+    lo = arith.constant(xf.type, -(2.0 ** (to.width - 1)))
+    hi = arith.constant(xf.type, 2.0 ** (to.width - 1) - 2 ** (to.width - 25 if to.width > 24 else 0))
+    clamped = arith.minimumf(arith.maximumf(xf, lo), hi)
+    as_int = arith.fptosi(to, clamped)
+    is_nan = arith.cmpf(arith.CmpFPredicate.UNO, xf, xf)
+    return arith.select(is_nan, arith.constant(to, 0), as_int)
+
+
+_PARALLEL = None
+
+
+def iterator(kind: str) -> ir.Attribute:
+    return ir.Attribute.parse(f"#linalg.iterator_type<{kind}>")
+
+
+def affine_map(n_dims: int, exprs) -> ir.AffineMap:
+    return ir.AffineMap.get(n_dims, 0, exprs)
+
+
+def d(i: int):
+    return ir.AffineDimExpr.get(i)
+
+
+def zero_expr():
+    return ir.AffineConstantExpr.get(0)
+
+
+def broadcast_map(operand_type: ir.RankedTensorType, result_type: ir.RankedTensorType):
+    """Indexing map of an operand broadcast (numpy rules) into the result's iteration space.
+
+    A static size-1 dim stretched against a larger (or dynamic) result dim reads index 0.
+    Dynamic operand dims are taken to match the result (they never broadcast).
+    """
+    rank, r = result_type.rank, operand_type.rank
+    exprs = []
+    for i in range(r):
+        j = rank - r + i
+        if (not operand_type.is_dynamic_dim(i) and operand_type.get_dim_size(i) == 1 and
+                (result_type.is_dynamic_dim(j) or result_type.get_dim_size(j) != 1)):
+            exprs.append(zero_expr())
+        else:
+            exprs.append(d(j))
+    return affine_map(rank, exprs)
+
+
+def generic(inputs, outputs, maps, iterators, body, result_types=None):
+    """A linalg.generic; ``body(*block_args)`` builds the region and returns the yields."""
+    result_types = result_types or [o.type for o in outputs]
+    op = linalg.GenericOp(
+        result_types, inputs, outputs,
+        ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+        ir.ArrayAttr.get([iterator(k) for k in iterators]),
+    )
+    elem_types = [rtype(v).element_type for v in list(inputs) + list(outputs)]
+    block = op.regions[0].blocks.append(*elem_types)
+    with ir.InsertionPoint(block):
+        yields = body(*block.arguments)
+        linalg.YieldOp(list(yields) if isinstance(yields, (list, tuple)) else [yields])
+    return op.results
+
+
+def dynamic_size_from(operands, result_type):
+    """A ``size_of(i)`` for empty_like_result: dim i from an operand that carries it."""
+
+    def size_of(i):
+        rank = result_type.rank
+        for v in operands:
+            t = rtype(v)
+            k = i - (rank - t.rank)
+            if k >= 0 and t.is_dynamic_dim(k):
+                return dim(v, k)
+        for v in operands:
+            t = rtype(v)
+            k = i - (rank - t.rank)
+            if k >= 0 and t.get_dim_size(k) != 1:
+                return t.get_dim_size(k)
+        raise LoweringError(f"cannot determine the size of result dim {i}")
+
+    return size_of
+
+
+def mixed(values):
+    """Splits ints/Values into (dynamic Values, static list with kDynamic placeholders)."""
+    dynamic, static = [], []
+    for v in values:
+        if isinstance(v, int):
+            static.append(v)
+        else:
+            static.append(DYN)
+            dynamic.append(v)
+    return dynamic, static
+
+
+def reassociation(groups) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, x) for x in g])
+                             for g in groups])
+
+
+def collapse(v, groups, result_shape):
+    t = ir.RankedTensorType.get(result_shape, rtype(v).element_type)
+    return tensor.collapse_shape(t, v, reassociation(groups))
+
+
+def expand(v, groups, result_sizes):
+    """tensor.expand_shape of ``v`` to ``result_sizes`` (ints or index Values)."""
+    dynamic, static = mixed(result_sizes)
+    t = ir.RankedTensorType.get(static, rtype(v).element_type)
+    return tensor.expand_shape(t, v, reassociation(groups), dynamic, static)
+
+
+def map_elementwise(inputs, result_type, fn, out_elem=None):
+    """One linalg.generic applying scalar ``fn`` to broadcast ``inputs`` elementwise."""
+    out_elem = out_elem or result_type.element_type
+    init = empty_like_result(result_type, dynamic_size_from(inputs, result_type), out_elem)
+    maps = [broadcast_map(rtype(v), result_type) for v in inputs]
+    maps.append(ir.AffineMap.get_identity(result_type.rank))
+    return generic(inputs, [init], maps, ["parallel"] * result_type.rank,
+                   lambda *args: fn(*args[:-1]))[0]
+
+
+def to_compute(x: ir.Value) -> ir.Value:
+    """Elementwise extension of an f16/bf16 tensor to f32 (identity otherwise)."""
+    t = rtype(x)
+    ct = compute_type(t.element_type)
+    if ct == t.element_type:
+        return x
+    out = ir.RankedTensorType.get(list(t.shape), ct)
+    return map_elementwise([x], out, lambda a: arith.extf(ct, a), ct)
+
+
+def from_compute(x: ir.Value, elem: ir.Type) -> ir.Value:
+    t = rtype(x)
+    if t.element_type == elem:
+        return x
+    out = ir.RankedTensorType.get(list(t.shape), elem)
+    return map_elementwise([x], out, lambda a: convert(a, elem), elem)

@@ -1,0 +1,147 @@
+"""strata.matmul -> linalg.matmul / linalg.batch_matmul / a contraction linalg.generic.
+
+    [M,K] @ [K,N]                 -> linalg.matmul (output filled with 0)
+    [B,M,K] @ [B,K,N]             -> linalg.batch_matmul
+    [...,M,K] @ [K,N]             -> collapse to [(...)*M, K], linalg.matmul, expand back
+    1-D operands                  -> expand to 2-D, then one of the above, collapse back
+    anything else (broadcast batch dims, rank > 3 with mismatched batches)
+                                  -> linalg.generic with reduction over k
+
+f16/bf16 accumulate in f32 and round once at the end.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg
+
+from .common import (DYN, affine_map, collapse, compute_type, convert, d, dims, empty, expand,
+                     fill, from_compute, generic, is_float, rtype, scalar, zero_expr)
+
+
+def _zero_init(sizes, acc):
+    return fill(scalar(acc, 0), empty(sizes, acc))
+
+
+def _mm2d(a, b, acc):
+    m, n = dims(a)[0], dims(b)[1]
+    return linalg.matmul(a, b, outs=[_zero_init([m, n], acc)])
+
+
+def _prod(sizes):
+    """Product of ints/index Values; an int when all are static."""
+    if all(isinstance(s, int) for s in sizes):
+        p = 1
+        for s in sizes:
+            p *= s
+        return p
+    total = None
+    for s in sizes:
+        v = arith.constant(ir.IndexType.get(), s) if isinstance(s, int) else s
+        total = v if total is None else arith.muli(total, v)
+    return total
+
+
+def _static(sizes):
+    return [s if isinstance(s, int) else DYN for s in sizes]
+
+
+def _contract(a, b, acc, out_shape_sizes):
+    """General batched contraction with numpy broadcasting of batch dims (ranks >= 2)."""
+    ta, tb = rtype(a), rtype(b)
+    nb = len(out_shape_sizes) - 2
+    loops = nb + 3  # batch..., m, n, k
+    m, n, k = d(nb), d(nb + 1), d(nb + 2)
+
+    def operand_map(t, last_two):
+        exprs = []
+        r = t.rank - 2
+        for i in range(r):
+            j = nb - r + i
+            if not t.is_dynamic_dim(i) and t.get_dim_size(i) == 1 and (
+                    not isinstance(out_shape_sizes[j], int) or out_shape_sizes[j] != 1):
+                exprs.append(zero_expr())
+            else:
+                exprs.append(d(j))
+        return affine_map(loops, exprs + last_two)
+
+    maps = [operand_map(ta, [m, k]), operand_map(tb, [k, n]),
+            affine_map(loops, [d(i) for i in range(nb)] + [m, n])]
+    init = _zero_init(out_shape_sizes, acc)
+    iters = ["parallel"] * (nb + 2) + ["reduction"]
+
+    def body(x, y, o):
+        x, y = convert(x, acc), convert(y, acc)
+        if is_float(acc):
+            return arith.addf(o, arith.mulf(x, y))
+        return arith.addi(o, arith.muli(x, y))
+
+    return generic([a, b], [init], maps, iters, body)[0]
+
+
+def lower_matmul(op):
+    a, b = op.operands
+    result_type = rtype(op.result)
+    elem = result_type.element_type
+    acc = compute_type(elem)
+    ra, rb = rtype(a).rank, rtype(b).rank
+    # 1-D operands become matrices; the added dim is dropped again at the end.
+    if ra == 1:
+        a = expand(a, [[0, 1]], [1, dims(a)[0]])
+    if rb == 1:
+        b = expand(b, [[0, 1]], [dims(b)[0], 1])
+    ta, tb = rtype(a), rtype(b)
+    sa, sb = dims(a), dims(b)
+    if ta.rank == 2 and tb.rank == 2:
+        out = _mm2d(a, b, acc)
+    elif tb.rank == 2:
+        # [..., M, K] @ [K, N]: fold the batch dims into M (row-major contiguous).
+        lead = sa[:-1]
+        flat = collapse(a, [list(range(ta.rank - 1)), [ta.rank - 1]],
+                        [_static([_prod(lead)])[0], _static([sa[-1]])[0]])
+        mm = _mm2d(flat, b, acc)
+        out = expand(mm, [list(range(ta.rank - 1)), [ta.rank - 1]], lead + [sb[1]])
+    elif ta.rank == 3 and tb.rank == 3 and _same_batch(ta, tb):
+        batch = sa[0] if isinstance(sa[0], int) or not isinstance(sb[0], int) else sb[0]
+        out = linalg.batch_matmul(a, b, outs=[_zero_init([batch, sa[1], sb[2]], acc)])
+    else:
+        out_sizes = _broadcast_batch(sa[:-2], sb[:-2]) + [sa[-2], sb[-1]]
+        out = _contract(a, b, acc, out_sizes)
+    if ra == 1 and rb == 1:
+        out = collapse(out, [], [])
+    elif ra == 1:
+        out = drop_unit_dim(out, rtype(out).rank - 2)
+    elif rb == 1:
+        out = drop_unit_dim(out, rtype(out).rank - 1)
+    return from_compute(out, elem)
+
+
+def drop_unit_dim(v, drop):
+    """tensor.collapse_shape removing the size-1 dim ``drop`` (merged into a neighbour)."""
+    t = rtype(v)
+    groups = [[i] for i in range(t.rank) if i != drop]
+    if drop > 0:
+        groups[drop - 1].append(drop)
+    else:
+        groups[0].insert(0, drop)
+    shape = [t.shape[i] for i in range(t.rank) if i != drop]
+    return collapse(v, groups, shape)
+
+
+def _same_batch(ta, tb):
+    if ta.is_dynamic_dim(0) or tb.is_dynamic_dim(0):
+        return True
+    return ta.get_dim_size(0) == tb.get_dim_size(0)
+
+
+def _broadcast_batch(ba, bb):
+    n = max(len(ba), len(bb))
+    ba = [1] * (n - len(ba)) + list(ba)
+    bb = [1] * (n - len(bb)) + list(bb)
+    out = []
+    for x, y in zip(ba, bb, strict=True):
+        if isinstance(x, int) and x == 1:
+            out.append(y)
+        else:
+            out.append(x)
+    return out

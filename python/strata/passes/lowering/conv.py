@@ -1,0 +1,131 @@
+"""strata.conv2d and pooling -> linalg named convolution / pooling ops.
+
+    %0 = "strata.conv2d"(%x, %w) {layout = "NCHW", padding = array<i64: 1, 1, 1, 1>, ...}
+  =>
+    %p = tensor.insert_slice %x into (linalg.fill 0 of the padded shape)
+    %0 = linalg.conv_2d_nchw_fchw {strides, dilations} ins(%p, %w) outs(linalg.fill 0)
+
+NHWC uses linalg.conv_2d_nhwc_hwcf. Max pooling pads with -inf (padding never
+wins); average pooling sums with zero padding and divides by the number of real
+elements in each window (a compile-time constant map when padded). f16/bf16
+accumulate in f32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from .common import (LoweringError, affine_map, compute_type, d, dims, empty, fill, from_compute,
+                     generic, is_float, mixed, rtype, scalar, to_compute)
+
+
+def _i64s(op, name):
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _spatial(layout):
+    return (2, 3) if layout == "NCHW" else (1, 2)
+
+
+def pad(x, layout, padding, value):
+    """``x`` with its spatial dims padded by ``[top, bottom, left, right]`` of ``value``."""
+    if not any(padding):
+        return x
+    hd, wd = _spatial(layout)
+    t = rtype(x)
+    for i in (hd, wd):
+        if t.is_dynamic_dim(i):
+            raise LoweringError("padding a dynamic spatial dim is not supported")
+    sizes = dims(x)
+    padded = list(sizes)
+    padded[hd] = sizes[hd] + padding[0] + padding[1]
+    padded[wd] = sizes[wd] + padding[2] + padding[3]
+    base = fill(value, empty(padded, t.element_type))
+    offsets = [0] * t.rank
+    offsets[hd], offsets[wd] = padding[0], padding[2]
+    dyn_sz, st_sz = mixed(sizes)
+    return tensor.insert_slice(x, base, [], dyn_sz, [], offsets, st_sz, [1] * t.rank)
+
+
+def _out_sizes(op):
+    r = rtype(op.result)
+    x = op.operands[0]
+    return [r.get_dim_size(i) if not r.is_dynamic_dim(i) else dims(x)[i] for i in range(r.rank)]
+
+
+def lower_conv2d(op):
+    x, w = op.operands
+    layout = ir.StringAttr(op.attributes["layout"]).value
+    strides, dilations = _i64s(op, "strides"), _i64s(op, "dilations")
+    elem = rtype(op.result).element_type
+    acc = compute_type(elem)
+    xp = pad(x, layout, _i64s(op, "padding"), scalar(rtype(x).element_type, 0))
+    init = fill(scalar(acc, 0), empty(_out_sizes(op), acc))
+    conv = linalg.conv_2d_nchw_fchw if layout == "NCHW" else linalg.conv_2d_nhwc_hwcf
+    out = conv(xp, w, outs=[init], strides=strides, dilations=dilations)
+    return from_compute(out, elem)
+
+
+def _window_counts(h, w, kernel, strides, padding, oh, ow):
+    """How many real (unpadded) input elements each output window covers."""
+    counts = np.zeros((oh, ow), np.float64)
+    for i in range(oh):
+        top = i * strides[0] - padding[0]
+        rows = min(top + kernel[0], h) - max(top, 0)
+        for j in range(ow):
+            left = j * strides[1] - padding[2]
+            cols = min(left + kernel[1], w) - max(left, 0)
+            counts[i, j] = rows * cols
+    return counts
+
+
+def lower_pool(op, name):
+    x = op.operands[0]
+    layout = ir.StringAttr(op.attributes["layout"]).value
+    kernel, strides = _i64s(op, "kernel"), _i64s(op, "strides")
+    padding = _i64s(op, "padding")
+    elem = rtype(op.result).element_type
+    xc = to_compute(x)
+    ct = rtype(xc).element_type
+    if name == "max_pool2d":
+        lowest = arith.constant(ct, float("-inf")) if is_float(ct) else scalar(
+            ct, -(2 ** (ct.width - 1)))
+        xp = pad(xc, layout, padding, lowest)
+        init = fill(lowest, empty(_out_sizes(op), ct))
+        pool = linalg.pooling_nchw_max if layout == "NCHW" else linalg.pooling_nhwc_max
+    else:
+        xp = pad(xc, layout, padding, scalar(ct, 0))
+        init = fill(scalar(ct, 0), empty(_out_sizes(op), ct))
+        pool = linalg.pooling_nchw_sum if layout == "NCHW" else linalg.pooling_nhwc_sum
+    window = empty(kernel, ct)
+    out = pool(xp, window, outs=[init], strides=strides, dilations=[1, 1])
+    if name == "avg_pool2d":
+        out = _divide_by_counts(out, rtype(x), layout, kernel, strides, padding)
+    return from_compute(out, elem)
+
+
+def _divide_by_counts(out, in_type, layout, kernel, strides, padding):
+    t = rtype(out)
+    ct = t.element_type
+    rank = t.rank
+    ident = ir.AffineMap.get_identity(rank)
+    if not any(padding):
+        n = scalar(ct, kernel[0] * kernel[1])
+        return generic([out], [empty(dims(out), ct)], [ident, ident], ["parallel"] * rank,
+                       lambda a, _o: arith.divf(a, n))[0]
+    hd, wd = _spatial(layout)
+    if in_type.is_dynamic_dim(hd) or in_type.is_dynamic_dim(wd):
+        raise LoweringError("padded average pooling of dynamic spatial dims is not supported")
+    counts = _window_counts(in_type.get_dim_size(hd), in_type.get_dim_size(wd), kernel, strides,
+                            padding, t.get_dim_size(hd), t.get_dim_size(wd))
+    count_type = ir.RankedTensorType.get(list(counts.shape), ct)
+    attr = ir.DenseElementsAttr.get(counts.astype(np.float32), type=ct) if isinstance(
+        ct, ir.F32Type) else None
+    if attr is None:
+        raise LoweringError("average pooling of integer tensors is not supported")
+    cmap = affine_map(rank, [d(hd), d(wd)])
+    cst = arith.constant(count_type, attr)
+    return generic([out, cst], [empty(dims(out), ct)], [ident, cmap, ident],
+                   ["parallel"] * rank, lambda a, c, _o: arith.divf(a, c))[0]

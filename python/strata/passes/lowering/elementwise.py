@@ -1,0 +1,124 @@
+"""strata elementwise ops -> one linalg.generic each, with numpy broadcasting maps.
+
+    %0 = "strata.add"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  =>
+    %e = tensor.empty() : tensor<4x8xf32>
+    %0 = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1),
+                                          (d0, d1) -> (d0, d1)], iterator_types = [parallel, parallel]}
+           ins(%a, %b) outs(%e) { ^bb0(%x, %y, %o): %s = arith.addf %x, %y; linalg.yield %s }
+
+f16 and bf16 compute in f32 inside the body and round once when storing.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+
+from mlir import ir
+from mlir.dialects import arith, math
+
+from .common import compute_type, convert, is_float, map_elementwise, rtype, scalar
+
+_FLOAT_BINARY = {
+    "add": arith.addf, "sub": arith.subf, "mul": arith.mulf, "div": arith.divf,
+    "maximum": arith.maximumf, "minimum": arith.minimumf, "pow": math.powf,
+}
+_INT_BINARY = {
+    "add": arith.addi, "sub": arith.subi, "mul": arith.muli, "div": arith.divsi,
+    "maximum": arith.maxsi, "minimum": arith.minsi, "pow": math.ipowi,
+}
+_FLOAT_CMP = {"eq": "OEQ", "ne": "UNE", "lt": "OLT", "le": "OLE", "gt": "OGT", "ge": "OGE"}
+_INT_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+
+
+def _gelu(x, approximate):
+    t = x.type
+    half, one = scalar(t, 0.5), scalar(t, 1.0)
+    if approximate == "tanh":
+        c = scalar(t, pymath.sqrt(2.0 / pymath.pi))
+        k = scalar(t, 0.044715)
+        x3 = arith.mulf(arith.mulf(x, x), x)
+        inner = arith.mulf(c, arith.addf(x, arith.mulf(k, x3)))
+        return arith.mulf(arith.mulf(half, x), arith.addf(one, math.tanh(inner)))
+    erf = math.erf(arith.mulf(x, scalar(t, 1.0 / pymath.sqrt(2.0))))
+    return arith.mulf(arith.mulf(half, x), arith.addf(one, erf))
+
+
+def _unary_scalar(name, x, approximate="none"):
+    t = x.type
+    if is_float(t):
+        if name == "neg":
+            return arith.negf(x)
+        if name == "abs":
+            return math.absf(x)
+        if name == "relu":
+            # max(x, 0) that keeps NaN (arith.maximumf propagates NaN, as numpy does).
+            return arith.maximumf(x, scalar(t, 0.0))
+        if name == "sigmoid":
+            one = scalar(t, 1.0)
+            return arith.divf(one, arith.addf(one, math.exp(arith.negf(x))))
+        if name == "gelu":
+            return _gelu(x, approximate)
+        return {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "rsqrt": math.rsqrt,
+                "tanh": math.tanh}[name](x)
+    if name == "neg":
+        return arith.subi(scalar(t, 0), x)
+    if name == "abs":
+        return math.absi(x)
+    if name == "relu":
+        return arith.maxsi(x, scalar(t, 0))
+    raise AssertionError(name)
+
+
+def lower_binary(op, name):
+    result_type = rtype(op.result)
+    elem = result_type.element_type
+    ct = compute_type(elem)
+
+    def body(a, b):
+        if is_float(elem):
+            return convert(_FLOAT_BINARY[name](convert(a, ct), convert(b, ct)), elem)
+        return _INT_BINARY[name](a, b)
+
+    return map_elementwise(list(op.operands), result_type, body)
+
+
+def lower_unary(op, name):
+    result_type = rtype(op.result)
+    elem = result_type.element_type
+    ct = compute_type(elem)
+    approximate = "none"
+    if "approximate" in op.attributes:
+        approximate = ir.StringAttr(op.attributes["approximate"]).value
+    return map_elementwise([op.operands[0]], result_type,
+                           lambda a: convert(_unary_scalar(name, convert(a, ct), approximate),
+                                             elem))
+
+
+def lower_compare(op):
+    result_type = rtype(op.result)
+    pred = ir.StringAttr(op.attributes["predicate"]).value
+    elem = rtype(op.operands[0]).element_type
+
+    def body(a, b):
+        if is_float(elem):
+            ct = compute_type(elem)
+            return arith.cmpf(getattr(arith.CmpFPredicate, _FLOAT_CMP[pred]), convert(a, ct),
+                              convert(b, ct))
+        return arith.cmpi(getattr(arith.CmpIPredicate, _INT_CMP[pred]), a, b)
+
+    return map_elementwise(list(op.operands), result_type, body)
+
+
+def lower_select(op):
+    return map_elementwise(list(op.operands), rtype(op.result), lambda c, t, f: arith.select(c, t, f))
+
+
+def lower_cast(op):
+    result_type = rtype(op.result)
+    elem = result_type.element_type
+    return map_elementwise([op.operands[0]], result_type, lambda a: convert(a, elem))
+
+
+def lower_broadcast_to(op):
+    return map_elementwise([op.operands[0]], rtype(op.result), lambda a: a)

@@ -1,0 +1,152 @@
+"""strata reductions and normalizations -> linalg.reduce / linalg.softmax / linalg.generic.
+
+    %0 = "strata.sum"(%x) {axes = array<i64: 1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  =>
+    %init = linalg.fill ins(%zero) outs(tensor.empty() : tensor<4xf32>)
+    %r = linalg.reduce ins(%x) outs(%init) dimensions = [1] (addf)
+    %0 = tensor.expand_shape %r [[0, 1]] : tensor<4xf32> into tensor<4x1xf32>
+
+max starts from -inf (floats) or INT32_MIN; mean divides the sum by the reduced
+element count. layer_norm is mean, biased variance and one normalizing
+linalg.generic. f16/bf16 are extended to f32 first and rounded at the end.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, math
+
+from .common import (affine_map, d, dims, empty, expand, fill, from_compute, generic, is_float,
+                     rtype, scalar, to_compute)
+
+
+def _axes(op, name="axes"):
+    rank = rtype(op.operands[0]).rank
+    return sorted(a % rank if rank else a for a in ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _keepdims(op):
+    return "keepdims" in op.attributes and ir.BoolAttr(op.attributes["keepdims"]).value
+
+
+def reduce_values(x, axes, kind):
+    """linalg.reduce of ``x`` over ``axes`` (sorted, distinct) with ``kind`` in sum/max."""
+    t = rtype(x)
+    elem = t.element_type
+    kept = [s for i, s in enumerate(dims(x)) if i not in axes]
+    if kind == "sum":
+        identity = scalar(elem, 0)
+    elif is_float(elem):
+        identity = arith.constant(elem, float("-inf"))
+    else:
+        identity = scalar(elem, -(2 ** (elem.width - 1)))
+    init = fill(identity, empty(kept, elem))
+    out_type = rtype(init)
+    op = linalg.ReduceOp([out_type], [x], [init], axes)
+    block = op.regions[0].blocks.append(elem, elem)
+    with ir.InsertionPoint(block):
+        a, b = block.arguments
+        if kind == "sum":
+            r = arith.addf(a, b) if is_float(elem) else arith.addi(a, b)
+        else:
+            r = arith.maximumf(a, b) if is_float(elem) else arith.maxsi(a, b)
+        linalg.YieldOp([r])
+    return op.results[0]
+
+
+def _count(x, axes, elem):
+    """The number of reduced elements, as a scalar of ``elem``."""
+    sizes = [dims(x)[a] for a in axes]
+    if all(isinstance(s, int) for s in sizes):
+        n = 1
+        for s in sizes:
+            n *= s
+        return scalar(elem, n)
+    total = None
+    for s in sizes:
+        v = arith.constant(ir.IndexType.get(), s) if isinstance(s, int) else s
+        total = v if total is None else arith.muli(total, v)
+    as_int = arith.index_cast(ir.IntegerType.get_signless(64), total)
+    return arith.sitofp(elem, as_int)
+
+
+def _scale(v, factor, divide=True):
+    t = rtype(v)
+    init = empty(dims(v), t.element_type)
+    ident = ir.AffineMap.get_identity(t.rank)
+    return generic([v], [init], [ident, ident], ["parallel"] * t.rank,
+                   lambda a, _o: arith.divf(a, factor) if divide else arith.mulf(a, factor))[0]
+
+
+def keep_dims(v, axes, rank):
+    """Re-inserts the reduced ``axes`` as size-1 dims (numpy keepdims=True)."""
+    if not axes:
+        return v
+    kept = [i for i in range(rank) if i not in axes]
+    sizes = dims(v)
+    out_sizes, groups = [], []
+    j = 0
+    for i in range(rank):
+        out_sizes.append(1 if i in axes else sizes[kept.index(i)])
+    if not kept:
+        return expand(v, [], out_sizes)
+    for k, i in enumerate(kept):
+        lo = 0 if k == 0 else kept[k - 1] + 1
+        hi = rank if k == len(kept) - 1 else i + 1
+        groups.append(list(range(lo, hi)))
+        j += 1
+    return expand(v, groups, out_sizes)
+
+
+def lower_reduce(op, name):
+    x = op.operands[0]
+    elem = rtype(x).element_type
+    axes = _axes(op)
+    xc = to_compute(x)
+    r = reduce_values(xc, axes, "max" if name == "max" else "sum")
+    if name == "mean":
+        r = _scale(r, _count(xc, axes, rtype(xc).element_type))
+    if _keepdims(op):
+        r = keep_dims(r, axes, rtype(x).rank)
+    return from_compute(r, elem)
+
+
+def lower_softmax(op):
+    x = op.operands[0]
+    t = rtype(x)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value if "axis" in op.attributes else -1
+    axis %= t.rank
+    xc = to_compute(x)
+    out = empty(dims(xc), rtype(xc).element_type)
+    sm = linalg.SoftmaxOp([rtype(xc)], xc, out, axis).results[0]
+    return from_compute(sm, t.element_type)
+
+
+def lower_layer_norm(op):
+    x, scale, bias = op.operands
+    t = rtype(x)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value if "axis" in op.attributes else -1
+    axis %= t.rank
+    eps = ir.FloatAttr(op.attributes["epsilon"]).value if "epsilon" in op.attributes else 1e-5
+    xc, sc, bc = to_compute(x), to_compute(scale), to_compute(bias)
+    ct = rtype(xc).element_type
+    axes = list(range(axis, t.rank))
+    n = _count(xc, axes, ct)
+    mean = _scale(reduce_values(xc, axes, "sum"), n)
+    rank = t.rank
+    full = ir.AffineMap.get_identity(rank)
+    stat = affine_map(rank, [d(i) for i in range(axis)])
+    tail = affine_map(rank, [d(i) for i in range(axis, rank)])
+    sq_init = empty(dims(xc), ct)
+    centered_sq = generic([xc, mean], [sq_init], [full, stat, full], ["parallel"] * rank,
+                          lambda a, m, _o: (lambda c: arith.mulf(c, c))(arith.subf(a, m)))[0]
+    var = _scale(reduce_values(centered_sq, axes, "sum"), n)
+    epsilon = scalar(ct, eps)
+
+    def body(a, m, v, s, b, _o):
+        inv = math.rsqrt(arith.addf(v, epsilon))
+        return arith.addf(arith.mulf(arith.mulf(arith.subf(a, m), inv), s), b)
+
+    out = generic([xc, mean, var, sc, bc], [empty(dims(xc), ct)],
+                  [full, stat, stat, tail, tail, full], ["parallel"] * rank, body)[0]
+    return from_compute(out, t.element_type)

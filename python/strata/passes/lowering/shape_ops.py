@@ -1,0 +1,155 @@
+"""strata shape ops and constants -> tensor dialect ops and linalg.transpose.
+
+    reshape        -> tensor.collapse_shape / tensor.expand_shape (a direct regrouping when
+                      one exists, else collapse to 1-D and expand)
+    transpose      -> linalg.transpose
+    broadcast_to   -> linalg.broadcast when only leading dims are added, else a linalg.generic
+    concat         -> tensor.empty + one tensor.insert_slice per input
+    slice          -> tensor.extract_slice
+    constant       -> arith.constant
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from .common import (DYN, LoweringError, collapse, dim, dims, empty, expand, mixed, rtype)
+from .elementwise import lower_broadcast_to as _generic_broadcast
+
+
+def _regroup(src, dst):
+    """Groups of consecutive ``src`` dims whose products are the ``dst`` dims, or None."""
+    groups, i = [], 0
+    for size in dst:
+        if i >= len(src):
+            return None
+        group, prod = [i], src[i]
+        i += 1
+        while prod < size and i < len(src):
+            prod *= src[i]
+            group.append(i)
+            i += 1
+        if prod != size:
+            return None
+        groups.append(group)
+    while i < len(src):  # trailing unit dims join the last group
+        if src[i] != 1 or not groups:
+            return None
+        groups[-1].append(i)
+        i += 1
+    return groups
+
+
+def lower_reshape(op):
+    x = op.operands[0]
+    src, dst = rtype(x), rtype(op.result)
+    if src.rank == 0 or dst.rank == 0:
+        if src.rank == 0 and dst.rank == 0:
+            return x
+        if src.rank == 0:
+            return expand(x, [], [1] * dst.rank)
+        return collapse(x, [], [])
+    if src.has_static_shape and dst.has_static_shape:
+        s, t = list(src.shape), list(dst.shape)
+        if len(t) < len(s):
+            groups = _regroup(s, t)
+            if groups is not None:
+                return collapse(x, groups, t)
+        elif len(t) > len(s):
+            groups = _regroup(t, s)
+            if groups is not None:
+                return expand(x, groups, t)
+        elif s == t:
+            return x
+        n = 1
+        for v in s:
+            n *= v
+        flat = collapse(x, [list(range(len(s)))], [n])
+        return expand(flat, [list(range(len(t)))], t)
+    dyn = [i for i in range(dst.rank) if dst.is_dynamic_dim(i)]
+    if len(dyn) != 1:
+        raise LoweringError("reshape to a shape with more than one dynamic dim is not supported")
+    total = None
+    for v in dims(x):
+        v = arith.constant(ir.IndexType.get(), v) if isinstance(v, int) else v
+        total = v if total is None else arith.muli(total, v)
+    known = 1
+    for i in range(dst.rank):
+        if i not in dyn:
+            known *= dst.get_dim_size(i)
+    missing = arith.divui(total, arith.constant(ir.IndexType.get(), known))
+    flat = collapse(x, [list(range(src.rank))], [DYN])
+    sizes = [missing if i in dyn else dst.get_dim_size(i) for i in range(dst.rank)]
+    return expand(flat, [list(range(dst.rank))], sizes)
+
+
+def lower_transpose(op):
+    x = op.operands[0]
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    sizes = dims(x)
+    init = empty([sizes[p] for p in perm], rtype(x).element_type)
+    return linalg.transpose(x, outs=[init], permutation=perm).results[0]
+
+
+def lower_broadcast_to(op):
+    x = op.operands[0]
+    src, dst = rtype(x), rtype(op.result)
+    lead = dst.rank - src.rank
+    stretched = any(not src.is_dynamic_dim(i) and src.get_dim_size(i) == 1 and
+                    (dst.is_dynamic_dim(lead + i) or dst.get_dim_size(lead + i) != 1)
+                    for i in range(src.rank))
+    if stretched or any(dst.is_dynamic_dim(i) for i in range(lead)):
+        return _generic_broadcast(op)
+    sizes = [dst.get_dim_size(i) if i < lead else dim(x, i - lead) for i in range(dst.rank)]
+    init = empty(sizes, dst.element_type)
+    return linalg.broadcast(x, outs=[init], dimensions=list(range(lead))).results[0]
+
+
+def lower_concat(op):
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    inputs = list(op.operands)
+    rank = rtype(inputs[0]).rank
+    axis %= rank
+    result = rtype(op.result)
+    sizes = []
+    for i in range(rank):
+        if i == axis:
+            total = None
+            for v in inputs:
+                s = dim(v, axis)
+                s = arith.constant(ir.IndexType.get(), s) if isinstance(s, int) else s
+                total = s if total is None else arith.addi(total, s)
+            sizes.append(result.get_dim_size(i) if not result.is_dynamic_dim(i) else total)
+        else:
+            sizes.append(result.get_dim_size(i) if not result.is_dynamic_dim(i) else
+                         next(dim(v, i) for v in inputs if rtype(v).is_dynamic_dim(i)))
+    out = empty(sizes, result.element_type)
+    offset = 0
+    for v in inputs:
+        offsets = [0] * rank
+        offsets[axis] = offset
+        dyn_off, st_off = mixed(offsets)
+        dyn_sz, st_sz = mixed(dims(v))
+        out = tensor.insert_slice(v, out, dyn_off, dyn_sz, [], st_off, st_sz, [1] * rank)
+        step = dim(v, axis)
+        if isinstance(offset, int) and isinstance(step, int):
+            offset += step
+        else:
+            a = arith.constant(ir.IndexType.get(), offset) if isinstance(offset, int) else offset
+            b = arith.constant(ir.IndexType.get(), step) if isinstance(step, int) else step
+            offset = arith.addi(a, b)
+    return out
+
+
+def lower_slice(op):
+    x = op.operands[0]
+    starts = list(ir.DenseI64ArrayAttr(op.attributes["starts"]))
+    steps = list(ir.DenseI64ArrayAttr(op.attributes["steps"]))
+    result = rtype(op.result)
+    sizes = list(result.shape)
+    return tensor.extract_slice(result, x, [], [], [], starts, sizes, steps)
+
+
+def lower_constant(op):
+    return arith.constant(op.result.type, op.attributes["value"])

@@ -1,0 +1,95 @@
+"""strata-to-linalg: lower every strata op to linalg (and tensor/arith) on tensors.
+
+Named linalg ops where upstream has them (matmul, batch_matmul, conv_2d_*,
+pooling_*, reduce, transpose, broadcast, softmax), linalg.generic otherwise;
+tensor ops for reshape, concat and slice. Numpy broadcasting becomes indexing
+maps; dynamic dims become tensor.dim operands of tensor.empty. A sketch:
+
+    func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+      %0 = "strata.matmul"(%x, %w) : (...) -> tensor<4x16xf32>
+      %1 = "strata.relu"(%0) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  =>
+      %z = linalg.fill ins(%cst_0) outs(tensor.empty() : tensor<4x16xf32>)
+      %0 = linalg.matmul ins(%x, %w) outs(%z)
+      %1 = linalg.generic {parallel, parallel} ins(%0) outs(tensor.empty()) { arith.maximumf }
+
+Limits: dynamic dims are assumed not to broadcast at run time (as in most ML
+compilers); a reshape may have at most one dynamic result dim; padding of
+dynamic spatial dims is not supported. These are reported as errors at the
+op's location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .base import Pass
+from .lowering import contraction, conv, elementwise, reduction, shape_ops
+from .lowering.common import LoweringError
+
+__all__ = ["ToLinalgPass", "lower_op"]
+
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow")
+_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
+
+_TABLE = {
+    **{n: (lambda op, n=n: elementwise.lower_binary(op, n)) for n in _BINARY},
+    **{n: (lambda op, n=n: elementwise.lower_unary(op, n)) for n in _UNARY},
+    "compare": elementwise.lower_compare,
+    "select": elementwise.lower_select,
+    "cast": elementwise.lower_cast,
+    "matmul": contraction.lower_matmul,
+    "sum": lambda op: reduction.lower_reduce(op, "sum"),
+    "max": lambda op: reduction.lower_reduce(op, "max"),
+    "mean": lambda op: reduction.lower_reduce(op, "mean"),
+    "softmax": reduction.lower_softmax,
+    "layer_norm": reduction.lower_layer_norm,
+    "reshape": shape_ops.lower_reshape,
+    "transpose": shape_ops.lower_transpose,
+    "broadcast_to": shape_ops.lower_broadcast_to,
+    "concat": shape_ops.lower_concat,
+    "slice": shape_ops.lower_slice,
+    "constant": shape_ops.lower_constant,
+    "conv2d": conv.lower_conv2d,
+    "max_pool2d": lambda op: conv.lower_pool(op, "max_pool2d"),
+    "avg_pool2d": lambda op: conv.lower_pool(op, "avg_pool2d"),
+}
+
+
+def lower_op(op: ir.Operation) -> ir.Value:
+    """Builds the linalg form of one strata op before it and returns its result value."""
+    name = op.name.split(".", 1)[1]
+    with ir.InsertionPoint(op), op.location:
+        value = _TABLE[name](op)
+    if value.type != op.result.type:
+        from mlir.dialects import tensor
+
+        with ir.InsertionPoint(op), op.location:
+            value = tensor.cast(op.result.type, value)
+    return value
+
+
+@dataclass(frozen=True)
+class ToLinalgPass(Pass):
+    """Lower strata ops to linalg, tensor and arith ops on tensors."""
+
+    name = "strata-to-linalg"
+
+    def run(self, module: ir.Operation) -> None:
+        ops = []
+
+        def collect(op):
+            if op.name.startswith("strata."):
+                ops.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.walk(collect)
+        for op in ops:
+            try:
+                value = lower_op(op)
+            except LoweringError as e:
+                self.fail(op, f"strata-to-linalg: {e}")
+            op.results[0].replace_all_uses_with(value)
+            op.erase()

@@ -1,0 +1,34 @@
+"""strata-cpu: the whole CPU pipeline, strata dialect to LLVM dialect, as one pass flag.
+
+    strata-cpu{compile-to=llvm fusion=true layout=true}
+  = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
+    [strata-fuse], [strata-layout], strata-bufferize, strata-lower-to-llvm,
+    with strata-check-level after each level.
+
+``opt-level`` is the LLVM optimization level the runtime's JIT uses; it does not
+change the MLIR passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..passes.base import Pass
+from .levels import pipeline_to_level
+
+__all__ = ["CpuPipeline"]
+
+
+@dataclass(frozen=True)
+class CpuPipeline(Pass):
+    """Lower strata to the LLVM dialect for the CPU (all levels, with contract checks)."""
+
+    name = "strata-cpu"
+    compile_to: str = "llvm"
+    fusion: bool = True
+    layout: bool = True
+    opt_level: int = 3
+
+    def elements(self) -> str:
+        text = pipeline_to_level(self.compile_to, fusion=self.fusion, layout=self.layout)
+        return text[len("builtin.module("):-1]

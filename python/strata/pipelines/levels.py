@@ -1,0 +1,73 @@
+"""The named, ordered levels of the CPU pipeline, and what each one's IR may contain.
+
+    strata      strata dialect, canonicalized and verified
+    linalg      linalg/tensor/arith/math on tensors
+    fused       after strata's fusion decisions
+    layout      after layout decisions (packing, transposes)
+    bufferized  buffers (memref), no tensor values, results as out-params
+    llvm        LLVM dialect only
+
+``strata-opt --compile-to=<level>`` and ``strata.compile(..., compile_to=<level>)``
+run the same passes and stop at the same point; each level ends with
+``strata-check-level{level=<level>}``, its contract check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import StrataError
+
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "pipeline_to_level", "level_index", "ALLOWED"]
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    summary: str
+    passes: str  # what runs to reach this level from the previous one
+
+
+LEVELS = [
+    Level("strata", "strata dialect ops, canonicalized and verified",
+          "strata-verify, strata-canonicalize"),
+    Level("linalg", "linalg, tensor, arith and math ops on tensors",
+          "strata-to-linalg, canonicalize, cse"),
+    Level("fused", "after fusion decisions (strata-fuse)", "{fuse}"),
+    Level("layout", "after layout decisions (strata-layout)", "{layout}"),
+    Level("bufferized", "memrefs only, results written to caller buffers", "strata-bufferize"),
+    Level("llvm", "LLVM dialect only", "strata-lower-to-llvm"),
+]
+LEVEL_NAMES = [lvl.name for lvl in LEVELS]
+
+# Dialects whose ops may appear at each level (builtin.module and func are always allowed).
+ALLOWED = {
+    "strata": {"strata"},
+    "linalg": {"linalg", "tensor", "arith", "math"},
+    "fused": {"linalg", "tensor", "arith", "math", "scf"},
+    "layout": {"linalg", "tensor", "arith", "math", "scf"},
+    "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf"},
+    "llvm": {"llvm"},
+}
+
+
+def level_index(name: str) -> int:
+    if name not in LEVEL_NAMES:
+        raise StrataError(f"unknown level '{name}' (levels: {', '.join(LEVEL_NAMES)})",
+                          location="<compile-to>")
+    return LEVEL_NAMES.index(name)
+
+
+def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
+                      check: bool = True) -> str:
+    """The textual pipeline that lowers strata IR to level ``name``."""
+    parts = []
+    for lvl in LEVELS[: level_index(name) + 1]:
+        passes = lvl.passes.format(
+            fuse="func.func(linalg-fuse-elementwise-ops), canonicalize, cse" if fusion else "",
+            layout="")  # TODO(#4): strata-fuse with a cost model; strata-layout
+        if passes:
+            parts.append(passes)
+        if check:
+            parts.append(f"strata-check-level{{level={lvl.name}}}")
+    return "builtin.module(" + ", ".join(parts) + ")"

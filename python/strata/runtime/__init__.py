@@ -1,0 +1,1 @@
+"""The runtime: compile(), jit, specialization with guards, the JIT engine and caching."""

@@ -1,0 +1,306 @@
+"""strata.compile, @strata.jit and strata.parse: Python programs in, callables on numpy out.
+
+    prog = strata.compile(module)            # a strata.Module (or .mlir text)
+    y = prog(x, w)                           # or prog.mlp(x, w) for a named function
+
+    @strata.jit
+    def mlp(x, w):
+        return strata.relu(x @ w)
+    y = mlp(x, w)                            # traced and compiled per (shapes, dtypes)
+
+Every call checks its arrays against the signature (the guards): a wrong dtype,
+rank or static dim raises StrataError naming the argument, expected vs given.
+Functions with dynamic dims are specialized to the call's shapes and compiled
+once per distinct shape set (cached in memory).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from mlir import ir
+
+from ..context import new_context
+from ..dialect.types import dtype_of_numpy, numpy_dtype, shape_of
+from ..errors import StrataError
+from ..frontend.locations import location_text
+from ..frontend.module import Module, spec_of, trace
+from ..parsing import parse_module
+from ..pipelines.levels import LEVEL_NAMES, level_index, pipeline_to_level
+from ..pipelines.runner import run_pipeline
+
+__all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
+
+
+def parse(text: str, filename: str = "<string>") -> Module:
+    """Parses .mlir text (strata or any level) into a strata.Module."""
+    context = new_context()
+    module = Module(context)
+    with context:
+        op = parse_module(text, filename, context)
+        module.mlir = ir.Module.parse(op.get_asm(enable_debug_info=True), context)
+    return module
+
+
+@dataclass
+class CompileStats:
+    """The three costs, kept apart: cold compiles, warm calls, and new-shape compiles."""
+
+    compiles: int = 0
+    compile_seconds: float = 0.0
+    calls: int = 0
+    specializations: list = field(default_factory=list)
+    ir_sizes: dict = field(default_factory=dict)
+
+
+def _clone(module: ir.Module) -> ir.Module:
+    context = new_context()
+    with context:
+        return ir.Module.parse(module.operation.get_asm(enable_debug_info=True), context)
+
+
+def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True,
+          record_sizes: dict | None = None) -> None:
+    """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``."""
+    if record_sizes is None:
+        run_pipeline(module.operation, pipeline_to_level(compile_to, fusion=fusion))
+        return
+    start = "strata"
+    for name in LEVEL_NAMES[: level_index(compile_to) + 1]:
+        run_pipeline(module.operation, _level_step(start, name, fusion))
+        record_sizes[name] = len(str(module).splitlines())
+        start = None
+
+
+def _level_step(first, name, fusion):
+    from ..pipelines.levels import LEVELS
+
+    lvl = LEVELS[level_index(name)]
+    passes = lvl.passes.format(
+        fuse="func.func(linalg-fuse-elementwise-ops), canonicalize, cse" if fusion else "",
+        layout="")
+    parts = [p for p in (passes, f"strata-check-level{{level={name}}}") if p]
+    return "builtin.module(" + ", ".join(parts) + ")"
+
+
+class CompiledFunction:
+    """One function compiled for one signature (static shapes)."""
+
+    def __init__(self, name, arg_specs, result_specs, kernel):
+        self.name = name
+        self.arg_specs = arg_specs
+        self.result_specs = result_specs
+        self.kernel = kernel
+        self._out_dtypes = [numpy_dtype(d) for _, d in result_specs]
+
+    def run(self, arrays):
+        outs = [np.empty(s, dt) for (s, _), dt in zip(self.result_specs, self._out_dtypes,
+                                                        strict=True)]
+        self.kernel(list(arrays) + outs)
+        return outs
+
+
+def _type_text(shape, dtype):
+    dims = "x".join("?" if d is None else str(d) for d in shape)
+    return f"tensor<{dims + 'x' if dims else ''}{dtype}>"
+
+
+def _coerce(value, spec_shape, spec_dtype, name, fname):
+    """The array to pass for one argument, or a StrataError naming what is wrong."""
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        if len(spec_shape) == 0:
+            return np.array(value, dtype=numpy_dtype(spec_dtype))
+    if not isinstance(value, np.ndarray):
+        raise StrataError(f"{fname}: argument '{name}' must be a numpy array of type "
+                          f"{_type_text(spec_shape, spec_dtype)}, got {type(value).__name__}",
+                          location=location_text())
+    got = dtype_of_numpy(value.dtype)
+    if got != spec_dtype:
+        raise StrataError(f"{fname}: argument '{name}' expects {_type_text(spec_shape, spec_dtype)}"
+                          f", got a {value.dtype} array of shape {value.shape}",
+                          location=location_text())
+    if value.ndim != len(spec_shape) or any(
+            d is not None and d != s for d, s in zip(spec_shape, value.shape, strict=False)):
+        raise StrataError(f"{fname}: argument '{name}' expects {_type_text(spec_shape, spec_dtype)}"
+                          f", got shape {value.shape}", location=location_text())
+    if not value.dtype.isnative:
+        value = value.astype(value.dtype.newbyteorder("="))
+    if not value.flags.c_contiguous or not value.flags.aligned:
+        value = np.ascontiguousarray(value)
+    return value
+
+
+class Program:
+    """The callable result of strata.compile on a module: one entry per function."""
+
+    def __init__(self, module: Module | ir.Module, *, fusion: bool = True, opt_level: int = 3):
+        self.module = module.mlir if isinstance(module, Module) else module
+        self.fusion = fusion
+        self.opt_level = opt_level
+        self.stats = CompileStats()
+        self._cache: dict = {}
+        self._signatures = {}
+        for op in self.module.body.operations:
+            if op.operation.name != "func.func":
+                continue
+            fname = ir.StringAttr(op.attributes["sym_name"]).value
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            names = [f"arg{i}" for i in range(len(ftype.inputs))]
+            self._signatures[fname] = ([shape_of(t) for t in ftype.inputs], names)
+        if not self._signatures:
+            raise StrataError("the module has no functions to compile", location="<module>")
+
+    @property
+    def functions(self) -> list[str]:
+        return list(self._signatures)
+
+    def __getattr__(self, name):
+        sigs = self.__dict__.get("_signatures", {})
+        if name in sigs:
+            return functools.partial(self.call, name)
+        raise AttributeError(name)
+
+    def __call__(self, *args):
+        if len(self._signatures) != 1:
+            raise StrataError(f"the module has several functions ({', '.join(self.functions)}); "
+                              "call one by name", location=location_text())
+        return self.call(next(iter(self._signatures)), *args)
+
+    def call(self, fname: str, *args):
+        specs, names = self._signatures[fname]
+        if len(args) != len(specs):
+            raise StrataError(f"{fname}: expected {len(specs)} arguments, got {len(args)}",
+                              location=location_text())
+        arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
+                  zip(args, specs, names, strict=True)]
+        key = (fname, tuple(a.shape for a in arrays))
+        compiled = self._cache.get(key)
+        if compiled is None:
+            compiled = self._compile(fname, [(a.shape, d) for a, (_, d) in
+                                             zip(arrays, specs, strict=True)])
+            self._cache[key] = compiled
+        self.stats.calls += 1
+        outs = compiled.run(arrays)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _compile(self, fname, arg_specs):
+        from .engine import Engine
+        from .specialize import specialize_function
+
+        start = time.perf_counter()
+        module = _clone(self.module)
+        specialize_function(module.operation, fname, arg_specs)
+        result_specs = _keep_only(module, fname)
+        sizes = {}
+        lower(module, "llvm", fusion=self.fusion, record_sizes=sizes)
+        engine = Engine(module, opt_level=self.opt_level)
+        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs] +
+                               [tuple(s) for s, _ in result_specs])
+        elapsed = time.perf_counter() - start
+        self.stats.compiles += 1
+        self.stats.compile_seconds += elapsed
+        self.stats.ir_sizes = sizes
+        self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
+        return CompiledFunction(fname, arg_specs, result_specs, kernel)
+
+
+def _keep_only(module: ir.Module, fname: str) -> None:
+    """Drops every function but ``fname``; returns its result (shape, dtype) specs."""
+    result_specs = None
+    for op in list(module.body.operations):
+        if op.operation.name == "func.func":
+            name = ir.StringAttr(op.attributes["sym_name"]).value
+            if name != fname:
+                op.operation.erase()
+            else:
+                ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                result_specs = [shape_of(t) for t in ftype.results]
+    return result_specs
+
+
+class JitFunction:
+    """A Python function traced and compiled per signature on call (see strata.jit)."""
+
+    def __init__(self, fn, *, fusion: bool = True, opt_level: int = 3):
+        self.fn = fn
+        self.fusion = fusion
+        self.opt_level = opt_level
+        self._programs: dict = {}
+        self.stats = CompileStats()
+        functools.update_wrapper(self, fn)
+
+    def signature_of(self, args):
+        names = _param_names(self.fn, len(args))
+        fname = getattr(self.fn, "__name__", "function")
+        specs = [spec_of(a, f"{fname}: argument '{n}'") for a, n in zip(args, names, strict=True)]
+        return tuple((s.shape, s.dtype) for s in specs)
+
+    def trace(self, *args) -> Module:
+        return trace(self.fn, *args)
+
+    def __call__(self, *args):
+        key = self.signature_of(args)
+        program = self._programs.get(key)
+        if program is None:
+            start = time.perf_counter()
+            module = trace(self.fn, *args)
+            program = Program(module, fusion=self.fusion, opt_level=self.opt_level)
+            program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
+                                   for k, v in program._signatures.items()}
+            self._programs[key] = program
+            result = program(*args)
+            self.stats.compiles += 1
+            self.stats.compile_seconds += time.perf_counter() - start
+            self.stats.ir_sizes = program.stats.ir_sizes
+            self.stats.calls += 1
+            return result
+        self.stats.calls += 1
+        return program(*args)
+
+
+def _param_names(fn, n):
+    import inspect
+
+    params = list(inspect.signature(fn).parameters)
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def jit(fn=None, *, fusion: bool = True, opt_level: int = 3):
+    """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes."""
+    if fn is None:
+        return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level)
+    return JitFunction(fn, fusion=fusion, opt_level=opt_level)
+
+
+def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
+            fusion: bool = True, opt_level: int = 3):
+    """Compiles a strata.Module, .mlir text or a Python function.
+
+    With ``compile_to`` (a level name) returns a strata.Module lowered to that level
+    (a Python function then needs ``examples`` to trace with); otherwise returns a
+    callable on numpy arrays (a Program, or a jit function for a Python function
+    without examples).
+    """
+    if target != "cpu":
+        raise StrataError(f"unknown target '{target}' (targets: cpu)", location=location_text())
+    if callable(fn_or_module) and not isinstance(fn_or_module, Module):
+        if not examples:
+            if compile_to is not None:
+                raise StrataError("compile_to needs example arguments to trace a Python "
+                                  "function with", location=location_text())
+            return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level)
+        module = trace(fn_or_module, *examples)
+    elif isinstance(fn_or_module, str):
+        module = parse(fn_or_module)
+    else:
+        module = fn_or_module
+    if compile_to is not None:
+        level_index(compile_to)
+        out = Module(new_context())
+        out.mlir = _clone(module.mlir)
+        lower(out.mlir, compile_to, fusion=fusion)
+        return out
+    return Program(module, fusion=fusion, opt_level=opt_level)

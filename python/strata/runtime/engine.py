@@ -1,0 +1,78 @@
+"""JIT-compiled functions called on numpy arrays through MLIR's ExecutionEngine.
+
+Compiled functions take their results as out-params (see strata-bufferize), so
+the caller allocates every output as a fresh numpy array and nothing returned
+by compiled code ever needs freeing. Calls go through the packed C interface
+(``_mlir_ciface_<name>``) with a cached function pointer and cached memref
+descriptors; only data pointers change between calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import lru_cache
+
+import numpy as np
+from mlir import ir
+from mlir.execution_engine import ExecutionEngine
+
+__all__ = ["Engine", "Kernel", "runtime_library", "descriptor_class"]
+
+
+def runtime_library(name: str) -> str:
+    """Path of a runtime library shipped with the installed MLIR package."""
+    return os.path.join(os.path.dirname(ir.__file__), "lib", name)
+
+
+@lru_cache(maxsize=None)
+def descriptor_class(rank: int):
+    """The ctypes struct of a ranked memref descriptor of ``rank``."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+class Engine:
+    """An ExecutionEngine over a module lowered to the LLVM dialect."""
+
+    def __init__(self, module: ir.Module, opt_level: int = 3, shared_libs=()):
+        libs = [runtime_library("libmlir_c_runner_utils.so")] + list(shared_libs)
+        self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
+
+    def kernel(self, name: str, shapes: list[tuple[int, ...]]) -> Kernel:
+        address = self.engine.raw_lookup("_mlir_ciface_" + name)
+        if not address:
+            raise RuntimeError(f"compiled module has no function '{name}'")
+        return Kernel(self, address, shapes)
+
+
+class Kernel:
+    """One compiled function of fixed argument shapes (inputs, then outputs)."""
+
+    def __init__(self, engine: Engine, address: int, shapes: list[tuple[int, ...]]):
+        self.engine = engine  # keeps the JIT code alive
+        self.fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        self.descs = []
+        for shape in shapes:
+            desc = descriptor_class(len(shape))()
+            strides = np.ones(len(shape), np.int64)
+            for i in range(len(shape) - 2, -1, -1):
+                strides[i] = strides[i + 1] * max(shape[i + 1], 1)
+            for i, s in enumerate(shape):
+                desc.sizes[i] = s
+                desc.strides[i] = int(strides[i])
+            self.descs.append(desc)
+        self.cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in self.descs]
+        self.packed = (ctypes.c_void_p * len(self.cells))(
+            *[ctypes.addressof(c) for c in self.cells])
+
+    def __call__(self, arrays: list[np.ndarray]) -> None:
+        """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""
+        for desc, a in zip(self.descs, arrays, strict=True):
+            ptr = a.ctypes.data
+            desc.allocated = ptr
+            desc.aligned = ptr
+        self.fn(self.packed)
