@@ -132,6 +132,11 @@ class Module:
         """Raises StrataError if any op breaks a rule (MLIR's or strata's)."""
         from ..passes.verify import check_module
 
+        with self.context:
+            try:
+                self.mlir.operation.verify()
+            except ir.MLIRError as err:
+                raise StrataError.from_mlir_error(err) from None
         check_module(self.mlir.operation)
 
     def text(self, debug_info: bool = False) -> str:

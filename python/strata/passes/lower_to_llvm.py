@@ -3,7 +3,7 @@
 A named pipeline of upstream passes; the place where CPU vectorization and
 threading plug in (before ``convert-linalg-to-loops``):
 
-    func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, convert-scf-to-cf,
+    strata-lower-vectors, func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, convert-scf-to-cf,
     convert-vector-to-llvm, expand-strided-metadata, finalize-memref-to-llvm,
     convert-math-to-llvm, convert-math-to-libm, arith-expand, convert-arith-to-llvm,
     convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, convert-ub-to-llvm,
@@ -33,6 +33,7 @@ class LowerToLLVMPass(Pass):
     def elements(self) -> str:
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""
         return (
+            "strata-lower-vectors, "
             "func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, "
             "convert-scf-to-cf, canonicalize, cse, "
             f"convert-vector-to-llvm{{enable-x86vector{reassoc}}}, "

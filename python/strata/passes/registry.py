@@ -12,6 +12,8 @@ PASSES = {
     "strata-canonicalize": "strata.passes.canonicalize:CanonicalizePass",
     "strata-to-linalg": "strata.passes.to_linalg:ToLinalgPass",
     "strata-decompose": "strata.passes.decompose:DecomposePass",
+    "strata-vectorize": "strata.passes.vectorize:VectorizePass",
+    "strata-lower-vectors": "strata.passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",
     "strata-lower-to-llvm": "strata.passes.lower_to_llvm:LowerToLLVMPass",
     "strata-check-level": "strata.passes.check_level:CheckLevelPass",

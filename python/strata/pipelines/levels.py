@@ -35,7 +35,9 @@ LEVELS = [
           "strata-to-linalg, canonicalize, cse"),
     Level("fused", "after fusion decisions (strata-fuse)", "{fuse}"),
     Level("layout", "after layout decisions (strata-layout)", "{layout}"),
-    Level("bufferized", "memrefs only, results written to caller buffers", "strata-bufferize"),
+    Level("bufferized", "memrefs only, results written to caller buffers",
+          "strata-vectorize, func.func(loop-invariant-subset-hoisting), canonicalize, cse, "
+          "strata-bufferize"),
     Level("llvm", "LLVM dialect only", "strata-lower-to-llvm"),
 ]
 LEVEL_NAMES = [lvl.name for lvl in LEVELS]
@@ -46,7 +48,7 @@ ALLOWED = {
     "linalg": {"linalg", "tensor", "arith", "math"},
     "fused": {"linalg", "tensor", "arith", "math", "scf"},
     "layout": {"linalg", "tensor", "arith", "math", "scf"},
-    "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf"},
+    "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},
     "llvm": {"llvm"},
 }
 

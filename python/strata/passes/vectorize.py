@@ -1,0 +1,122 @@
+"""strata-vectorize: tile and vectorize matmuls for the CPU's vector registers (on tensors).
+
+For every ``linalg.matmul`` / ``linalg.batch_matmul`` with static shapes, a
+transform-dialect strategy tiles for cache (``cache-tiles``, M x N x K) and then
+for registers (``register-tiles``, a vector<MxN> accumulator, K step 1),
+vectorizes with masks for partial tiles, turns the multiply-reduce into
+``vector.contract`` and hoists the accumulator out of the K loop:
+
+    %0 = linalg.matmul ins(%a, %b : tensor<64x256xf32>, tensor<256x512xf32>) outs(%c)
+  =>
+    scf.for %i ... scf.for %j ... {               // 64x128x128 cache tiles
+      scf.for %ii step 8 ... scf.for %jj step 16 ... {
+        %acc = vector.transfer_read ...            // hoisted out of the K loop
+        %r = scf.for %k ... iter_args(%v = %acc) { vector.contract ... : vector<8x16xf32> }
+        vector.transfer_write %r ...
+
+The contractions are lowered to FMAs later by strata-lower-vectors (after
+bufferization). Other linalg ops are left to LLVM's loop vectorizer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..codegen.transform import apply_script, script
+from .base import Pass
+
+__all__ = ["VectorizePass", "LowerVectorsPass"]
+
+T = "!transform.any_op"
+
+
+def _strategy(op_name, cache, reg, batch):
+    lead = "1, " if batch else ""
+    loops = 4 if batch else 3
+    handles = ", ".join([T] * (loops + 1))
+    return script(f"""
+    %mm = transform.structured.match ops{{["{op_name}"]}} in %root : ({T}) -> {T}
+    transform.foreach %mm : {T} {{
+    ^bb0(%op: {T}):
+      %t1, %l1:{loops} = transform.structured.tile_using_for %op
+          tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})
+      %t2, %l2:{loops} = transform.structured.tile_using_for %t1
+          tile_sizes [{lead}{reg[0]}, {reg[1]}, 1] : ({T}) -> ({handles})
+      transform.structured.vectorize %t2 vector_sizes [{lead}{reg[0]}, {reg[1]}, 1] : {T}
+    }}
+    %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
+    transform.apply_patterns to %f {{
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_masked_transfers
+      transform.apply_patterns.vector.lower_masks
+      transform.apply_patterns.canonicalization
+    }} : {T}
+    transform.apply_cse to %f : {T}""")
+
+
+_LOWER = script(f"""
+    %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
+    transform.apply_patterns to %f {{
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.vector.lower_masks
+      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+      transform.apply_patterns.vector.lower_shape_cast
+      transform.apply_patterns.vector.lower_broadcast
+    }} : {T}""")
+
+
+def _static_ops(module, name):
+    found = []
+
+    def visit(op):
+        if op.name == name and all(
+                isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type)
+                .has_static_shape for v in op.operands):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return found
+
+
+@dataclass(frozen=True)
+class VectorizePass(Pass):
+    """Tile matmuls for caches and registers and vectorize them (on tensors)."""
+
+    name = "strata-vectorize"
+    cache_m: int = 64
+    cache_n: int = 128
+    cache_k: int = 128
+    register_m: int = 8
+    register_n: int = 16
+
+    def run(self, module: ir.Operation) -> None:
+        cache = (self.cache_m, self.cache_n, self.cache_k)
+        reg = (self.register_m, self.register_n)
+        for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
+            ops = _static_ops(module, op_name)
+            if not ops:
+                continue
+            try:
+                apply_script(module, _strategy(op_name, cache, reg, batch))
+            except ir.MLIRError as e:
+                self.fail(ops[0], f"strata-vectorize: {e}")
+
+
+@dataclass(frozen=True)
+class LowerVectorsPass(Pass):
+    """Lower vector contractions, masks and transfers to FMAs and 1-D vector ops."""
+
+    name = "strata-lower-vectors"
+
+    def run(self, module: ir.Operation) -> None:
+        try:
+            apply_script(module, _LOWER)
+        except ir.MLIRError as e:
+            self.fail(module, f"strata-lower-vectors: {e}")

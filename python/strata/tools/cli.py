@@ -1,0 +1,39 @@
+"""The ``strata`` command: ``strata demo`` (and ``strata opt ...`` as strata-opt)."""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = """usage: strata <command> [args]
+
+commands:
+  demo     build, compile and run the demo models, checked against numpy
+  opt      the strata-opt driver (same as the strata-opt command)
+"""
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        sys.exit(0 if argv else 1)
+    command, rest = argv[0], argv[1:]
+    if command == "demo":
+        from ..demo import main as demo_main
+        from ..errors import StrataError
+
+        try:
+            sys.exit(demo_main(rest))
+        except StrataError as e:
+            sys.stderr.write(f"{e}\n")
+            sys.exit(1)
+    if command == "opt":
+        from .opt import run
+
+        sys.exit(run(rest))
+    sys.stderr.write(f"strata: unknown command '{command}'\n{USAGE}")
+    sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
