@@ -89,17 +89,20 @@ def _level_step(first, name, fusion):
 class CompiledFunction:
     """One function compiled for one signature (static shapes)."""
 
-    def __init__(self, name, arg_specs, result_specs, kernel):
+    def __init__(self, name, arg_specs, result_specs, kernel, bool_results=()):
         self.name = name
         self.arg_specs = arg_specs
         self.result_specs = result_specs
         self.kernel = kernel
+        self.bool_results = tuple(bool_results)
         self._out_dtypes = [numpy_dtype(d) for _, d in result_specs]
 
     def run(self, arrays):
         outs = [np.empty(s, dt) for (s, _), dt in zip(self.result_specs, self._out_dtypes,
                                                         strict=True)]
         self.kernel(list(arrays) + outs)
+        for i in self.bool_results:
+            outs[i] = outs[i] != 0
         return outs
 
 
@@ -193,6 +196,8 @@ class Program:
         start = time.perf_counter()
         module = _clone(self.module)
         specialize_function(module.operation, fname, arg_specs)
+        _keep_only(module, fname)
+        bool_results = _widen_bool_results(module, fname)
         result_specs = _keep_only(module, fname)
         sizes = {}
         lower(module, "llvm", fusion=self.fusion, record_sizes=sizes)
@@ -204,7 +209,45 @@ class Program:
         self.stats.compile_seconds += elapsed
         self.stats.ir_sizes = sizes
         self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
-        return CompiledFunction(fname, arg_specs, result_specs, kernel)
+        return CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results)
+
+
+def _widen_bool_results(module: ir.Module, fname: str) -> list[int]:
+    """Returns i1 results as i32 0/1 (``select``): i1 buffers do not lower to LLVM.
+
+    The indices of the widened results are returned; the caller turns them back
+    into numpy bool arrays.
+    """
+    from ..dialect.types import tensor_type
+    from .specialize import _function
+
+    fn = _function(module.operation, fname)
+    block = fn.regions[0].blocks[0]
+    ret = list(block.operations)[-1].operation
+    widened = []
+    with module.context, ir.Location.unknown():
+        i32 = ir.IntegerType.get_signless(32)
+        scalar = tensor_type((), "i32")
+        consts = None
+        for i, value in enumerate(list(ret.operands)):
+            shape, dtype = shape_of(value.type)
+            if dtype != "i1":
+                continue
+            ip = ir.InsertionPoint(ret)
+            if consts is None:
+                consts = [ir.Operation.create(
+                    "strata.constant", results=[scalar], attributes={
+                        "value": ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(i32, v))},
+                    ip=ip).result for v in (1, 0)]
+            sel = ir.Operation.create("strata.select", results=[tensor_type(shape, "i32")],
+                                      operands=[value, *consts], ip=ip)
+            ret.operands[i] = sel.result
+            widened.append(i)
+        if widened:
+            ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+            fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+                list(ftype.inputs), [v.type for v in ret.operands]))
+    return widened
 
 
 def _keep_only(module: ir.Module, fname: str) -> None:
