@@ -54,19 +54,35 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
         try:
             op = ir.Operation.parse(padded, source_name=filename)
         except ir.MLIRError as err:
-            diags = parse_diagnostics(err, padded, filename)
+            diags = parse_diagnostics(err)
             if not (len(diags) == 1 and "single top-level operation" in diags[0].message):
                 raise StrataError(diagnostics=diags) from None
-            wrapped = "module {" + padded + "\n}"
             try:
-                op = ir.Operation.parse(wrapped, source_name=filename)
+                op = ir.Operation.parse("module {" + padded + "\n}", source_name=filename)
             except ir.MLIRError as err2:
-                raise StrataError(diagnostics=parse_diagnostics(err2, wrapped, filename)) from None
-            return op.operation
-        op = op.operation
-        if op.name == "builtin.module":
-            return op
-        with ir.Location.unknown():
-            module = ir.Module.create()
+                raise StrataError(diagnostics=parse_diagnostics(err2)) from None
+        return _owned_by_module(op.operation)
+
+
+def _owned_by_module(op: ir.Operation) -> ir.Operation:
+    """Moves a parsed top-level op (or a parsed module's contents) into an ``ir.Module``.
+
+    Passes such as the transform interpreter need the payload to be owned by an
+    ``ir.Module``; a bare ``Operation.parse`` result corrupts memory there.
+    """
+    with ir.Location.unknown():
+        module = ir.Module.create(loc=op.location)
+    if op.name != "builtin.module":
         module.body.append(op)
         return module.operation
+    for name in [a.name for a in op.attributes]:
+        module.operation.attributes[name] = op.attributes[name]
+    for inner in list(op.regions[0].blocks[0].operations):
+        inner.operation.detach_from_parent()
+        module.body.append(inner.operation)
+    _KEEP.append(module)
+    return module.operation
+
+
+# ir.Module objects whose operations were handed out (the Module must outlive them).
+_KEEP: list = []

@@ -12,12 +12,17 @@ PASSES = {
     "strata-canonicalize": "strata.passes.canonicalize:CanonicalizePass",
     "strata-to-linalg": "strata.passes.to_linalg:ToLinalgPass",
     "strata-decompose": "strata.passes.decompose:DecomposePass",
+    "strata-fuse": "strata.passes.fuse:FusePass",
     "strata-vectorize": "strata.passes.vectorize:VectorizePass",
     "strata-lower-vectors": "strata.passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",
     "strata-lower-to-llvm": "strata.passes.lower_to_llvm:LowerToLLVMPass",
     "strata-check-level": "strata.passes.check_level:CheckLevelPass",
     "strata-cpu": "strata.pipelines.cpu:CpuPipeline",
+    "strata-gpu-map": "strata.passes.gpu.map:GpuMapPass",
+    "strata-gpu-launch": "strata.passes.gpu.launch:GpuLaunchPass",
+    "strata-gpu-host": "strata.passes.gpu.host:GpuHostPass",
+    "strata-gpu": "strata.pipelines.gpu:GpuPipeline",
 }
 
 

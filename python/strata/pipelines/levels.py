@@ -66,8 +66,8 @@ def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
     parts = []
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(
-            fuse="func.func(linalg-fuse-elementwise-ops), canonicalize, cse" if fusion else "",
-            layout="")  # TODO(#4): strata-fuse with a cost model; strata-layout
+            fuse="strata-decompose, strata-fuse, canonicalize, cse" if fusion else "",
+            layout="")  # TODO(#4): strata-layout
         if passes:
             parts.append(passes)
         if check:

@@ -69,8 +69,9 @@ class Stage:
             pm.run(module)
             return []
         remarks = []
-        for target in _anchored(module, self.anchors):
-            remarks += self.python.apply(target)
+        with module.context:
+            for target in _anchored(module, self.anchors):
+                remarks += self.python.apply(target)
         module.verify()
         return remarks
 

@@ -63,13 +63,19 @@ def _clone(module: ir.Module) -> ir.Module:
 
 
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True,
-          record_sizes: dict | None = None) -> None:
-    """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``."""
+          record_sizes: dict | None = None, before: dict | None = None) -> None:
+    """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
+
+    ``before`` maps a level name to a function called on the module just before
+    the passes that reach that level run (only with ``record_sizes``).
+    """
     if record_sizes is None:
         run_pipeline(module.operation, pipeline_to_level(compile_to, fusion=fusion))
         return
     start = "strata"
     for name in LEVEL_NAMES[: level_index(compile_to) + 1]:
+        if before and name in before:
+            before[name](module)
         run_pipeline(module.operation, _level_step(start, name, fusion))
         record_sizes[name] = len(str(module).splitlines())
         start = None
@@ -80,7 +86,7 @@ def _level_step(first, name, fusion):
 
     lvl = LEVELS[level_index(name)]
     passes = lvl.passes.format(
-        fuse="func.func(linalg-fuse-elementwise-ops), canonicalize, cse" if fusion else "",
+        fuse="strata-decompose, strata-fuse, canonicalize, cse" if fusion else "",
         layout="")
     parts = [p for p in (passes, f"strata-check-level{{level={name}}}") if p]
     return "builtin.module(" + ", ".join(parts) + ")"
@@ -89,18 +95,23 @@ def _level_step(first, name, fusion):
 class CompiledFunction:
     """One function compiled for one signature (static shapes)."""
 
-    def __init__(self, name, arg_specs, result_specs, kernel, bool_results=()):
+    def __init__(self, name, arg_specs, result_specs, kernel, bool_results=(), unique=None):
         self.name = name
         self.arg_specs = arg_specs
         self.result_specs = result_specs
         self.kernel = kernel
         self.bool_results = tuple(bool_results)
+        # result i is computed as result first[i] (the same value returned twice)
+        self.first = list(unique) if unique else list(range(len(result_specs)))
+        self._computed = sorted(set(self.first))
         self._out_dtypes = [numpy_dtype(d) for _, d in result_specs]
 
     def run(self, arrays):
-        outs = [np.empty(s, dt) for (s, _), dt in zip(self.result_specs, self._out_dtypes,
-                                                        strict=True)]
-        self.kernel(list(arrays) + outs)
+        computed = {i: np.empty(self.result_specs[i][0], self._out_dtypes[i])
+                    for i in self._computed}
+        self.kernel(list(arrays) + [computed[i] for i in self._computed])
+        outs = [computed[j] if i == j else computed[j].copy()
+                for i, j in enumerate(self.first)]
         for i in self.bool_results:
             outs[i] = outs[i] != 0
         return outs
@@ -200,16 +211,43 @@ class Program:
         bool_results = _widen_bool_results(module, fname)
         result_specs = _keep_only(module, fname)
         sizes = {}
-        lower(module, "llvm", fusion=self.fusion, record_sizes=sizes)
+        unique = []
+        lower(module, "llvm", fusion=self.fusion, record_sizes=sizes,
+              before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
         engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs] +
-                               [tuple(s) for s, _ in result_specs])
+                               [tuple(result_specs[i][0]) for i in sorted(set(unique))])
         elapsed = time.perf_counter() - start
         self.stats.compiles += 1
         self.stats.compile_seconds += elapsed
         self.stats.ir_sizes = sizes
         self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
-        return CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results)
+        return CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results, unique)
+
+
+def _dedupe_results(module: ir.Module, fname: str) -> list[int]:
+    """Returns each distinct value once (bufferization crashes on ``return %0, %0``).
+
+    For result ``i`` gives the index of the first result returning the same value.
+    """
+    from .specialize import _function
+
+    fn = _function(module.operation, fname)
+    ret = list(fn.regions[0].blocks[0].operations)[-1].operation
+    values = list(ret.operands)
+    first = []
+    for i, v in enumerate(values):
+        first.append(next(j for j in range(i + 1) if values[j] == v))
+    if len(set(first)) == len(values):
+        return first
+    keep = [values[j] for j in sorted(set(first))]
+    with module.context, ir.Location.unknown():
+        ir.Operation.create("func.return", operands=keep, ip=ir.InsertionPoint(ret))
+        ret.erase()
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            list(ftype.inputs), [v.type for v in keep]))
+    return first
 
 
 def _widen_bool_results(module: ir.Module, fname: str) -> list[int]:
@@ -229,6 +267,7 @@ def _widen_bool_results(module: ir.Module, fname: str) -> list[int]:
         i32 = ir.IntegerType.get_signless(32)
         scalar = tensor_type((), "i32")
         consts = None
+        seen = []
         for i, value in enumerate(list(ret.operands)):
             shape, dtype = shape_of(value.type)
             if dtype != "i1":
@@ -239,9 +278,14 @@ def _widen_bool_results(module: ir.Module, fname: str) -> list[int]:
                     "strata.constant", results=[scalar], attributes={
                         "value": ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(i32, v))},
                     ip=ip).result for v in (1, 0)]
-            sel = ir.Operation.create("strata.select", results=[tensor_type(shape, "i32")],
-                                      operands=[value, *consts], ip=ip)
-            ret.operands[i] = sel.result
+            done = [w for v, w in seen if v == value]  # one select per value: an i1
+            if done:                                    # used twice is not fused away
+                ret.operands[i] = done[0]
+            else:
+                sel = ir.Operation.create("strata.select", results=[tensor_type(shape, "i32")],
+                                          operands=[value, *consts], ip=ip)
+                seen.append((value, sel.result))
+                ret.operands[i] = sel.result
             widened.append(i)
         if widened:
             ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)

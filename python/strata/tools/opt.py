@@ -121,7 +121,7 @@ def parse_args(argv: list[str]) -> Options:
         elif flag in ("--help", "-h", "--h"):
             o.help = True
         else:
-            o.pass_flags.append(arg[2:])
+            o.pass_flags.append((flag + eq + value)[2:])  # flag: -x normalized to --x
     for p in o.pass_flags:
         if not re.fullmatch(r"[A-Za-z0-9_.\-]+(=.*)?", p, re.S):
             raise UsageError(f"Unknown command line argument '--{p}'.  Try: 'strata-opt --help'")
@@ -134,21 +134,26 @@ def parse_args(argv: list[str]) -> Options:
 
 
 def _flags_to_pipeline(flags: list[str]) -> str:
+    from ..context import new_context
+    from ..errors import StrataError
     from ..passes import registry
     from ..pipelines.runner import stages_for
 
     parts = []
+    context = None
     for f in flags:
         name, _, opts = f.partition("=")
         if len(opts) >= 2 and opts[0] == opts[-1] and opts[0] in "'\"":
             opts = opts[1:-1]
         element = f"{name}{{{opts}}}" if opts else name
         if not registry.is_strata_pass(name):
+            context = context or new_context()
             try:
-                stages_for(element)
-            except Exception:
+                stages_for(name, context)
+            except StrataError:
                 raise UsageError(f"Unknown command line argument '--{name}'.  Try: "
                                  "'strata-opt --help'") from None
+            # A bad option of a known pass is reported when the whole pipeline is checked.
         parts.append(element)
     return "builtin.module(" + ", ".join(parts) + ")"
 
@@ -158,7 +163,12 @@ def _list_passes(out) -> None:
     from ..passes.base import option_help
 
     out.write("strata passes and pipelines:\n")
-    for name, cls in registry.all_passes():
+    for name in sorted(registry.PASSES):
+        try:
+            cls = registry.lookup(name)
+        except (ImportError, AttributeError) as e:  # one broken entry must not hide the rest
+            out.write(f"  --{name}\n      (unavailable: {type(e).__name__}: {e})\n")
+            continue
         out.write(f"  --{name}\n      {cls.summary()}\n")
         for flag, typ, default in option_help(cls):
             out.write(f"      {flag}=<{typ}> (default: {default})\n")
@@ -231,11 +241,26 @@ def _write_output(path: str | None, text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        # /dev/null, /dev/stdout, a FIFO: write in place; renaming over them would
+        # replace the device node with a regular file.
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    path = os.path.realpath(path)  # through a symlink, not over it
+    directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".strata-opt-", dir=directory)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        # mkstemp makes the file 0600; give it the mode open() would have.
+        if os.path.exists(path):
+            mode = os.stat(path).st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -319,7 +344,12 @@ def run(argv: list[str], err=None) -> int:
     if not ok:
         return 1
     separator = "\n// -----\n"
-    _write_output(o.output, separator.join(outputs) + ("\n" if outputs else ""))
+    try:
+        _write_output(o.output, separator.join(outputs) + ("\n" if outputs else ""))
+    except OSError as e:
+        err.write(f"strata-opt: error: could not open output file '{o.output}': "
+                  f"{e.strerror or e}\n")
+        return 1
     return 0
 
 

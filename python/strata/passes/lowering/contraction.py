@@ -23,8 +23,9 @@ def _zero_init(sizes, acc):
     return fill(scalar(acc, 0), empty(sizes, acc))
 
 
-def _mm2d(a, b, acc):
-    m, n = dims(a)[0], dims(b)[1]
+def _mm2d(a, b, acc, m=None, n=None):
+    m = dims(a)[0] if m is None else m
+    n = dims(b)[1] if n is None else n
     return linalg.matmul(a, b, outs=[_zero_init([m, n], acc)])
 
 
@@ -93,13 +94,13 @@ def lower_matmul(op):
     ta, tb = rtype(a), rtype(b)
     sa, sb = dims(a), dims(b)
     if ta.rank == 2 and tb.rank == 2:
-        out = _mm2d(a, b, acc)
+        out = _mm2d(a, b, acc, sa[0], sb[1])
     elif tb.rank == 2:
         # [..., M, K] @ [K, N]: fold the batch dims into M (row-major contiguous).
         lead = sa[:-1]
         flat = collapse(a, [list(range(ta.rank - 1)), [ta.rank - 1]],
                         [_static([_prod(lead)])[0], _static([sa[-1]])[0]])
-        mm = _mm2d(flat, b, acc)
+        mm = _mm2d(flat, b, acc, n=sb[1])
         out = expand(mm, [list(range(ta.rank - 1)), [ta.rank - 1]], lead + [sb[1]])
     elif ta.rank == 3 and tb.rank == 3 and _same_batch(ta, tb):
         batch = sa[0] if isinstance(sa[0], int) or not isinstance(sb[0], int) else sb[0]

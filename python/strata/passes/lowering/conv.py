@@ -17,8 +17,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import (LoweringError, affine_map, compute_type, d, dims, empty, fill, from_compute,
-                     generic, is_float, mixed, rtype, scalar, to_compute)
+from .common import (LoweringError, affine_map, compute_type, d, dim, dims, empty, fill,
+                     from_compute, generic, index, is_float, mixed, rtype, scalar, to_compute)
 
 
 def _i64s(op, name):
@@ -49,10 +49,41 @@ def pad(x, layout, padding, value):
     return tensor.insert_slice(x, base, [], dyn_sz, [], offsets, st_sz, [1] * t.rank)
 
 
-def _out_sizes(op):
+def _out_sizes(op, kernel=None):
+    """Result sizes; a dynamic one from the input (batch, pool channels), the filter (conv
+    channels) or ``(H + top + bottom - dh * (KH - 1) - 1) / sh + 1`` (spatial dims)."""
     r = rtype(op.result)
     x = op.operands[0]
-    return [r.get_dim_size(i) if not r.is_dynamic_dim(i) else dims(x)[i] for i in range(r.rank)]
+    layout = ir.StringAttr(op.attributes["layout"]).value
+    hd, wd = _spatial(layout)
+    strides, padding = _i64s(op, "strides"), _i64s(op, "padding")
+    if kernel is None:  # conv2d: the filter gives the window and the output channels
+        w = op.operands[1]
+        fk = (2, 3) if layout == "NCHW" else (0, 1)
+        dil = _i64s(op, "dilations")
+        window = [dim(w, fk[0]), dim(w, fk[1])]
+        channels = dim(w, 0 if layout == "NCHW" else 3)
+    else:
+        dil, window, channels = [1, 1], list(kernel), None
+    cd = 1 if layout == "NCHW" else 3
+    sizes = []
+    for i in range(r.rank):
+        if not r.is_dynamic_dim(i):
+            sizes.append(r.get_dim_size(i))
+        elif i == cd and channels is not None:
+            sizes.append(channels)
+        elif i in (hd, wd):
+            k = 0 if i == hd else 1
+            size, kk = dim(x, i), window[k]
+            kk = index(kk) if isinstance(kk, int) else kk
+            size = index(size) if isinstance(size, int) else size
+            pads = index(padding[2 * k] + padding[2 * k + 1] - 1)
+            span = arith.muli(index(dil[k]), arith.subi(kk, index(1)))
+            n = arith.subi(arith.addi(size, pads), span)
+            sizes.append(arith.addi(arith.divui(n, index(strides[k])), index(1)))
+        else:
+            sizes.append(dim(x, i))
+    return sizes
 
 
 def lower_conv2d(op):
@@ -93,11 +124,11 @@ def lower_pool(op, name):
         lowest = arith.constant(ct, float("-inf")) if is_float(ct) else scalar(
             ct, -(2 ** (ct.width - 1)))
         xp = pad(xc, layout, padding, lowest)
-        init = fill(lowest, empty(_out_sizes(op), ct))
+        init = fill(lowest, empty(_out_sizes(op, kernel), ct))
         pool = linalg.pooling_nchw_max if layout == "NCHW" else linalg.pooling_nhwc_max
     else:
         xp = pad(xc, layout, padding, scalar(ct, 0))
-        init = fill(scalar(ct, 0), empty(_out_sizes(op), ct))
+        init = fill(scalar(ct, 0), empty(_out_sizes(op, kernel), ct))
         pool = linalg.pooling_nchw_sum if layout == "NCHW" else linalg.pooling_nhwc_sum
     window = empty(kernel, ct)
     out = pool(xp, window, outs=[init], strides=strides, dilations=[1, 1])

@@ -68,6 +68,13 @@ def lower_reshape(op):
         flat = collapse(x, [list(range(len(s)))], [n])
         return expand(flat, [list(range(len(t)))], t)
     dyn = [i for i in range(dst.rank) if dst.is_dynamic_dim(i)]
+    if not dyn:  # dynamic source, static result: flatten, cast to the static size, expand
+        n = 1
+        for v in dst.shape:
+            n *= v
+        flat = collapse(x, [list(range(src.rank))], [DYN])
+        flat = tensor.cast(ir.RankedTensorType.get([n], dst.element_type), flat)
+        return flat if dst.rank == 1 else expand(flat, [list(range(dst.rank))], list(dst.shape))
     if len(dyn) != 1:
         raise LoweringError("reshape to a shape with more than one dynamic dim is not supported")
     total = None

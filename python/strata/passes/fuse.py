@@ -1,0 +1,227 @@
+"""strata-fuse: decide what to fuse with a cost model, fuse it, and say why.
+
+Two kinds of fusion on linalg on tensors:
+
+1. Elementwise producer -> consumer: an all-parallel linalg.generic is merged
+   into the linalg.generic that uses it (chains of any length collapse into one
+   loop nest; broadcasts become composed indexing maps):
+
+       %a = linalg.generic {parallel} ins(%x, %bias) { addf }     // x + bias
+       %b = linalg.generic {parallel} ins(%a) { maximumf }        // relu
+     =>
+       %b = linalg.generic {parallel} ins(%x, %bias) { addf; maximumf }
+
+2. Epilogue tile-and-fuse: a linalg.matmul / batch_matmul / conv whose only user
+   is an elementwise generic (bias, activation, residual, cast) becomes one tiled
+   loop nest that computes the epilogue on each output tile while it is hot
+   (``transform.structured.fuse``):
+
+       %m = linalg.matmul ins(%x, %w) outs(%zero)
+       %e = linalg.generic {parallel} ins(%m, %bias) { addf; maximumf }
+     =>
+       scf.for %i, %j { fill; linalg.matmul on the tile; linalg.generic on the tile }
+
+The cost model (passes/fusion/model.py) refuses a fusion that recomputes more
+than it saves: an expensive producer with several users (it stays computed
+once), a producer broadcast into a much larger iteration space, or a fused
+body over ``max-fused-ops`` ops. With ``report=true`` every decision is a
+remark at the consumer's location naming both ops, the decision and why.
+Ops that a refused decision leaves apart are never merged by later passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..codegen.transform import apply_script, script
+from ..errors import format_location
+from .base import Pass
+from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
+from .fusion.model import body_cost, edge_cost, loop_ranges
+
+__all__ = ["FusePass", "describe"]
+
+_CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.conv_2d_nchw_fchw",
+                 "linalg.conv_2d_nhwc_hwcf")
+
+
+def describe(op) -> str:
+    """``linalg.generic at model.py:12:5`` — the op and the user's line it came from."""
+    return f"{op.name} at {format_location(op.location)}"
+
+
+def _users(value):
+    users = []
+    for use in value.uses:
+        owner = use.owner
+        owner = owner.operation if hasattr(owner, "operation") else owner
+        if not any(u == owner for u in users):
+            users.append(owner)
+    return users
+
+
+def _collect(module, names):
+    found = []
+
+    def visit(op):
+        if op.name in names:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return found
+
+
+@dataclass(frozen=True)
+class FusePass(Pass):
+    """Fuse elementwise chains and matmul/conv epilogues where the cost model says it pays."""
+
+    name = "strata-fuse"
+    elementwise: bool = True
+    epilogue: bool = True
+    max_fused_ops: int = 16
+    max_recompute: float = 1.0
+    tile_m: int = 32
+    tile_n: int = 128
+    report: bool = False
+    decisions: str = ""  # "k=off,..." overrides by candidate number (measure mode)
+
+    def note(self, op, text):
+        if self.report:
+            self.remark(op, f"strata-fuse: {text}")
+
+    def _overrides(self):
+        out = {}
+        for part in filter(None, self.decisions.split(",")):
+            k, _, v = part.partition("=")
+            out[int(k)] = v
+        return out
+
+    def run(self, module: ir.Operation) -> None:
+        object.__setattr__(self, "_candidate", 0)
+        object.__setattr__(self, "_refused", [])
+        overrides = self._overrides()
+        if self.elementwise:
+            while self._fuse_one(module, overrides):
+                pass
+        if self.epilogue:
+            self._epilogues(module, overrides)
+
+    # -- elementwise -----------------------------------------------------------------
+    def _next_candidate(self, overrides):
+        object.__setattr__(self, "_candidate", self._candidate + 1)
+        return self._candidate, overrides.get(self._candidate)
+
+    def _fuse_one(self, module, overrides) -> bool:
+        for consumer in _collect(module, ("linalg.generic",)):
+            ins = list(consumer.operands)[:n_inputs(consumer)]
+            for value in ins:
+                producer = value.owner
+                producer = producer.operation if hasattr(producer, "operation") else None
+                if producer is None or getattr(producer, "name", "") != "linalg.generic":
+                    continue
+                if any(p == producer and c == consumer for p, c in self._refused):
+                    continue
+                if not is_elementwise_producer(producer) or not same_fused_maps(producer,
+                                                                                consumer):
+                    continue
+                users = _users(producer.results[0])
+                decision, why = self._decide(producer, consumer, len(users))
+                number, forced = self._next_candidate(overrides)
+                if forced == "off":
+                    decision, why = False, "disabled by the measured decision"
+                elif forced == "on":
+                    decision, why = True, "enabled by the measured decision"
+                if not decision:
+                    self.note(consumer, f"[{number}] not fusing {describe(producer)} into "
+                                        f"{describe(consumer)}: {why}")
+                    self._refused.append((producer, consumer))
+                    continue
+                self.note(consumer, f"[{number}] fused {describe(producer)} into "
+                                    f"{describe(consumer)}: {why}")
+                fused = merge_into(producer, consumer)
+                for old, new in zip(consumer.results, fused.results, strict=True):
+                    old.replace_all_uses_with(new)
+                consumer.erase()
+                if not list(producer.results[0].uses):
+                    producer.erase()
+                return True
+        return False
+
+    def _decide(self, producer, consumer, users):
+        size = body_cost(producer) + body_cost(consumer)
+        n_ops = len(producer.regions[0].blocks[0].operations) + \
+            len(consumer.regions[0].blocks[0].operations)
+        if n_ops > self.max_fused_ops:
+            return False, f"the fused body would have {n_ops} ops (limit {self.max_fused_ops})"
+        cost = edge_cost(producer, consumer, users)
+        if cost is None:
+            if users == 1:
+                return True, "single use (dynamic shapes: no cost estimate)"
+            return False, f"{users} users and dynamic shapes: recomputation cost unknown"
+        if cost.recompute_factor > self.max_recompute and cost.producer_cost > 0.5:
+            return False, (f"broadcasts into a {cost.recompute_factor:.0f}x larger iteration "
+                           f"space: recomputes {cost.extra_work:.0f} to save "
+                           f"{cost.saved_bytes:.0f} bytes")
+        if cost.benefit <= 0:
+            return False, (f"{users} user{'s' if users > 1 else ''}; recomputing costs {cost.extra_work:.0f}, "
+                           f"more than the {cost.saved_bytes:.0f} bytes it saves")
+        what = "single use" if users == 1 else f"{users} users, cheap to recompute"
+        del size
+        return True, f"{what}; saves {cost.saved_bytes:.0f} bytes of intermediates"
+
+    # -- epilogues -------------------------------------------------------------------
+    def _epilogues(self, module, overrides):
+        roots = []
+        for producer in _collect(module, _CONTRACTIONS):
+            users = _users(producer.results[0])
+            if len(users) != 1 or users[0].name != "linalg.generic":
+                if len(users) > 1:
+                    self.note(producer, f"not tiling {describe(producer)} with its epilogue: "
+                                        f"{len(users)} users (it is computed once)")
+                continue
+            consumer = users[0]
+            if not is_elementwise_producer(consumer):
+                continue
+            sizes = loop_ranges(consumer)
+            if any(s is None for s in sizes):
+                self.note(consumer, "not tiling the epilogue: dynamic shapes")
+                continue
+            tiles = _tiles(sizes, self.tile_m, self.tile_n)
+            number, forced = self._next_candidate(overrides)
+            if forced == "off":
+                self.note(consumer, f"[{number}] not fusing {describe(producer)} into "
+                                    "its epilogue: disabled by the measured decision")
+                continue
+            self.note(consumer, f"[{number}] tiled {describe(consumer)} by {tiles} with "
+                                f"{describe(producer)} fused into each tile: the epilogue "
+                                f"runs on the tile while it is in cache")
+            consumer.attributes[f"strata.fuse_root_{len(roots)}"] = ir.UnitAttr.get(
+                module.context)
+            roots.append(tiles)
+        for i, tiles in enumerate(roots):
+            body = (f'    %g = transform.structured.match attributes{{"strata.fuse_root_{i}"}} '
+                    f"in %root : (!transform.any_op) -> !transform.any_op\n"
+                    f"    %t, %l:{len(tiles)} = transform.structured.fuse %g tile_sizes "
+                    f"[{', '.join(map(str, tiles))}] : (!transform.any_op) -> "
+                    f"({', '.join(['!transform.any_op'] * (len(tiles) + 1))})")
+            apply_script(module, script(body))
+        for op in _collect(module, ("linalg.generic",)):
+            for i in range(len(roots)):
+                name = f"strata.fuse_root_{i}"
+                if name in op.attributes:
+                    del op.attributes[name]
+
+
+def _tiles(sizes, tm, tn):
+    """Tile sizes for the epilogue's loops: divisors of the dims so tiles stay static."""
+    def pick(n, pref):
+        for t in (pref, pref // 2, pref // 4, 16, 8):
+            if t and n % t == 0 and t <= n:
+                return t
+        return n
+
+    tiles = [1] * (len(sizes) - 2) + [pick(sizes[-2], tm), pick(sizes[-1], tn)]
+    return tiles

@@ -1,0 +1,1 @@
+"""strata-fuse's parts: the cost model, elementwise merging, epilogue tile-and-fuse."""

@@ -1,0 +1,298 @@
+"""strata-gpu-map: tile linalg ops into scf.forall loops mapped to GPU blocks and threads.
+
+Runs on linalg on tensors (or on buffers, for ops bufferization introduced) with
+static shapes. Each linalg op becomes one future kernel, chosen by its shape:
+
+* elementwise (all loops parallel; fills, transposes, broadcasts): blocks of
+  up to 256 threads, ``#gpu.thread<x>`` along the output's contiguous dim, so
+  consecutive threads touch consecutive addresses (coalesced)::
+
+    %0 = linalg.generic {parallel, parallel} ins(%a, %b) outs(%e) -> tensor<1024x1024xf32>
+  =>
+    %0 = scf.forall (%i, %j) = (0, 0) to (1024, 1024) step (1, 256) shared_outs(%o = %e) {
+      %1 = scf.forall (%ti, %tj) in (1, 256) shared_outs(...) {
+        linalg.generic {strata.gpu = "elementwise"} ins(1x1 slices) ...
+      } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+
+* linalg.matmul: 64x64 output tiles per block (divisors of M, N), a K loop of
+  16 (a divisor of K); strata-gpu-launch later stages the K tiles in shared
+  memory and distributes the tile over 16x16 threads::
+
+    scf.forall (%i, %j) ... step (64, 64) { scf.for %k step 16 { linalg.matmul {strata.gpu = "matmul"} } }
+        {mapping = [#gpu.block<y>, #gpu.block<x>]}
+
+* reductions over the innermost loop with a single combiner (sum, max, the
+  generics of a decomposed softmax, layer_norm's mean/variance): one block per
+  output element (row); strata-gpu-launch emits the strided loop + gpu.all_reduce::
+
+    scf.forall (%r) in (1024) { linalg.generic {strata.gpu = "reduce"} ins(1x1024 slice) }
+        {mapping = [#gpu.block<x>]}
+
+* other ops with reductions (contractions produced by fusion, batch_matmul):
+  one thread per output element, the reduction serial in the thread
+  (``strata.gpu = "thread"``).
+
+Named ops other than matmul/batch_matmul/fill are generalized first. Ops with
+a 0-d result or dynamic shapes are left alone (strata-gpu-launch runs them in a
+single-thread kernel). Limits: at most 3 mapped dims per op (leading dims of
+rank>3 ops loop inside each thread); tile sizes are divisors of the dims, so a
+prime-sized dim gets small tiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ...codegen.transform import apply_script, script
+from ..base import Pass
+from .common import STRATEGY, T, collect, divisor_at_most, functions, inside_kernel, loop_info, \
+    output_order
+
+__all__ = ["GpuMapPass", "classify", "tile_ops"]
+
+_KEEP = {"linalg.generic", "linalg.fill", "linalg.matmul", "linalg.batch_matmul", "linalg.yield",
+         "linalg.index", "linalg.softmax"}
+_ID = "strata_gpu_id"
+# combiner op -> gpu.all_reduce operation
+COMBINERS = {
+    "arith.addf": "add", "arith.addi": "add", "arith.mulf": "mul", "arith.muli": "mul",
+    "arith.maximumf": "maximumf", "arith.minimumf": "minimumf", "arith.maxnumf": "maxnumf",
+    "arith.minnumf": "minnumf", "arith.maxsi": "maxsi", "arith.minsi": "minsi",
+    "arith.maxui": "maxui", "arith.minui": "minui", "arith.andi": "and", "arith.ori": "or",
+    "arith.xori": "xor",
+}
+BLOCK_THREADS = 256
+_DEFAULT_MAPS = {
+    "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+    "affine_map<(d0, d1, d2) -> (d0, d1)>]",
+    "[affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, "
+    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]",
+}
+
+
+def _mapping(kind, dims):
+    return "[" + ", ".join(f"#gpu.{kind}<{d}>" for d in dims) + "]"
+
+
+def _static_shape(v):
+    t = v.type
+    if isinstance(t, (ir.RankedTensorType, ir.MemRefType)):
+        s = ir.ShapedType(t)
+        return list(s.shape) if s.has_static_shape else None
+    return None
+
+
+def _ranges(op):
+    """(ranges, iterators, output-order) for the ops strata-gpu-map tiles, else None."""
+    if op.name in ("linalg.matmul", "linalg.batch_matmul"):
+        if "indexing_maps" in op.attributes and \
+                str(op.attributes["indexing_maps"]) not in _DEFAULT_MAPS:
+            return None
+        a, b = (_static_shape(v) for v in op.operands[:2])
+        if a is None or b is None:
+            return None
+        if op.name == "linalg.matmul":
+            return [a[0], b[1], a[1]], ["parallel", "parallel", "reduction"], [0, 1]
+        return [a[0], a[1], b[2], a[2]], ["parallel"] * 3 + ["reduction"], [0, 1, 2]
+    info = loop_info(op)
+    if info is None:
+        return None
+    ranges, iters, maps = info
+    n_out = 1 if op.name == "linalg.fill" else len(op.results) or _num_dps_outs(op)
+    return ranges, iters, output_order(maps, len(ranges), n_out)
+
+
+def _num_dps_outs(op):
+    seg = op.attributes["operandSegmentSizes"] if "operandSegmentSizes" in op.attributes else None
+    if seg is None:
+        return 1
+    return list(ir.DenseI32ArrayAttr(seg))[1]
+
+
+def reduction_combiner(op):
+    """The combiner op of a single-output, innermost-loop reduction generic, else None."""
+    if op.name != "linalg.generic" or _num_dps_outs(op) != 1:
+        return None
+    info = loop_info(op)
+    if info is None:
+        return None
+    _, iters, _ = info
+    if iters.count("reduction") != 1 or iters[-1] != "reduction":
+        return None
+    if iters.count("parallel") > 3:
+        return None
+    block = op.regions[0].blocks[0]
+    out_arg = block.arguments[len(block.arguments) - 1]
+    ops = [o.operation for o in block.operations]
+    yielded = ops[-1].operands[0]
+    comb = getattr(yielded.owner, "operation", yielded.owner)
+    if not isinstance(comb, ir.Operation) or comb.name not in COMBINERS:
+        return None
+    if len(comb.operands) != 2 or out_arg not in list(comb.operands):
+        return None
+    if comb.operands[0] == comb.operands[1]:
+        return None
+    users = [u.owner for u in out_arg.uses]
+    if len(users) != 1:
+        return None
+    return comb
+
+
+def classify(op) -> str | None:
+    """The strategy for one linalg op: elementwise | matmul | reduce | thread | None."""
+    info = _ranges(op)
+    if info is None:
+        return None
+    ranges, iters, order = info
+    if not [d for d in order if iters[d] == "parallel"]:
+        return None
+    if op.name == "linalg.matmul":
+        return "matmul"
+    if all(i == "parallel" for i in iters):
+        return "elementwise"
+    if reduction_combiner(op) is not None:
+        return "reduce"
+    return "thread"
+
+
+def _tiles(ranges, iters, order, kind):
+    """(block tiles, block mapping, thread tiles, thread mapping) for elementwise / thread."""
+    par = [d for d in order if iters[d] == "parallel"]
+    names = ["x", "y", "z"]
+    picked = list(reversed(par))[:3]  # x = contiguous output dim
+    block = [0] * len(ranges)
+    thread = [0] * len(ranges)
+    tx = divisor_at_most(ranges[picked[0]], BLOCK_THREADS)
+    block[picked[0]], thread[picked[0]] = tx, 1
+    if len(picked) > 1:
+        block[picked[1]] = divisor_at_most(ranges[picked[1]], max(1, BLOCK_THREADS // tx))
+        thread[picked[1]] = 1
+    if len(picked) > 2:
+        block[picked[2]] = 1
+    dim_name = {d: names[i] for i, d in enumerate(picked)}
+    bmap = [dim_name[d] for d in range(len(ranges)) if block[d]]
+    tmap = [dim_name[d] for d in range(len(ranges)) if thread[d]]
+    return block, bmap, thread, tmap
+
+
+def strategy_script(kind, info, ident) -> str:
+    ranges, iters, order = info
+    match = (f'%op = transform.structured.match attributes{{{_ID} = {ident} : i64}} in %root '
+             f': ({T}) -> {T}\n')
+    if kind in ("elementwise", "thread"):
+        block, bmap, thread, tmap = _tiles(ranges, iters, order, kind)
+        return script(match + f"""
+    %tb, %fb = transform.structured.tile_using_forall %op tile_sizes {block}
+        (mapping = {_mapping("block", bmap)}) : ({T}) -> ({T}, {T})
+    %tt, %ft = transform.structured.tile_using_forall %tb tile_sizes {thread}
+        (mapping = {_mapping("thread", tmap)}) : ({T}) -> ({T}, {T})""")
+    if kind == "reduce":
+        par = [d for d in order if iters[d] == "parallel"]
+        names = {d: n for d, n in zip(reversed(par), ["x", "y", "z"], strict=False)}
+        tiles = [1 if iters[d] == "parallel" else 0 for d in range(len(ranges))]
+        bmap = [names[d] for d in range(len(ranges)) if tiles[d]]
+        return script(match + f"""
+    %tb, %fb = transform.structured.tile_using_forall %op tile_sizes {tiles}
+        (mapping = {_mapping("block", bmap)}) : ({T}) -> ({T}, {T})""")
+    m, n, k = ranges
+    bm, bn, bk = divisor_at_most(m, 64), divisor_at_most(n, 64), divisor_at_most(k, 16)
+    return script(match + f"""
+    %tb, %fb = transform.structured.tile_using_forall %op tile_sizes [{bm}, {bn}]
+        (mapping = [#gpu.block<y>, #gpu.block<x>]) : ({T}) -> ({T}, {T})
+    %tk, %lk = transform.structured.tile_using_for %tb tile_sizes [0, 0, {bk}]
+        : ({T}) -> ({T}, {T})""")
+
+
+_GENERALIZE = script(f"""
+    %ops = transform.structured.match attributes{{strata_gpu_generalize}} in %root : ({T}) -> {T}
+    %g = transform.structured.generalize %ops : ({T}) -> {T}""")
+
+
+def _top_level_linalg(fn):
+    """linalg ops of ``fn`` not yet inside an scf.forall or a kernel."""
+    return collect(fn, lambda o: o.name.startswith("linalg.") and o.name not in
+                   ("linalg.yield", "linalg.index") and not inside_kernel(o)
+                   and _enclosing_forall(o) is None and o.parent.name not in _linalg_parents())
+
+
+def _linalg_parents():
+    return {"linalg.generic", "linalg.reduce", "linalg.map", "linalg.fill", "linalg.matmul",
+            "linalg.batch_matmul", "linalg.softmax"}
+
+
+def _enclosing_forall(op):
+    p = op.parent
+    while p is not None and p.name not in ("func.func", "builtin.module"):
+        if p.name == "scf.forall":
+            return p
+        p = p.parent
+    return None
+
+
+def _tag_next(module, i64, ident):
+    """Tags the first untiled top-level linalg op with an id; returns (kind, info) or None.
+
+    No Python handle on a payload op may survive a transform script that erases
+    it (the bindings would reuse the stale object), so every step walks afresh.
+    """
+    for fn in functions(module):
+        for op in _top_level_linalg(fn):
+            if STRATEGY in op.attributes or "strata_gpu_skip" in op.attributes:
+                continue
+            kind = classify(op)
+            if kind is None:
+                op.attributes["strata_gpu_skip"] = ir.UnitAttr.get()
+                continue
+            op.attributes[_ID] = ir.IntegerAttr.get(i64, ident)
+            op.attributes[STRATEGY] = ir.StringAttr.get(kind)
+            return kind, _ranges(op), str(op.location), op.name
+    return None
+
+
+def tile_ops(module: ir.Operation, on_error) -> int:
+    """Generalizes and tiles every top-level linalg op of the module's functions."""
+    with module.context, ir.Location.unknown():
+        unit = ir.UnitAttr.get()
+        found = False
+        for fn in functions(module):
+            for op in _top_level_linalg(fn):
+                if op.name not in _KEEP:
+                    op.attributes["strata_gpu_generalize"] = unit
+                    found = True
+        del op
+        if found:
+            try:
+                apply_script(module, _GENERALIZE)
+            except ir.MLIRError as e:
+                on_error(module, f"strata-gpu-map: cannot generalize: {e}")
+            for o in collect(module, lambda o: "strata_gpu_generalize" in o.attributes):
+                del o.attributes["strata_gpu_generalize"]
+        count = 0
+        i64 = ir.IntegerType.get_signless(64)
+        while True:
+            nxt = _tag_next(module, i64, count)
+            if nxt is None:
+                break
+            kind, info, loc, name = nxt
+            try:
+                apply_script(module, strategy_script(kind, info, count))
+            except ir.MLIRError as e:
+                on_error(module, f"strata-gpu-map: cannot tile {name} at {loc} ({kind}): {e}")
+            count += 1
+        for attr in (_ID, "strata_gpu_skip"):
+            for o in collect(module, lambda o, a=attr: a in o.attributes):
+                del o.attributes[attr]
+        return count
+
+
+@dataclass(frozen=True)
+class GpuMapPass(Pass):
+    """Tile linalg ops into scf.forall loops mapped to GPU blocks and threads."""
+
+    name = "strata-gpu-map"
+
+    def run(self, module: ir.Operation) -> None:
+        tile_ops(module, self.fail)

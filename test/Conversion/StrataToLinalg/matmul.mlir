@@ -1,0 +1,223 @@
+// RUN: strata-opt %s --strata-to-linalg --split-input-file | FileCheck %s
+// RUN: strata-opt %s --strata-to-linalg --split-input-file | FileCheck %s --check-prefix=GONE
+
+// No strata op is left anywhere in the output.
+// GONE-NOT: strata.
+
+// 2-D: linalg.matmul accumulating into a zero-filled tensor.
+// CHECK-LABEL: func.func @matmul_2d
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8x16xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT: return %[[MM]] : tensor<4x16xf32>
+func.func @matmul_2d(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// i32 accumulates in i32 from an integer zero.
+// CHECK-LABEL: func.func @matmul_i32
+// CHECK-NOT: strata.
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.+}} : tensor<4x16xi32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x8xi32>, tensor<8x16xi32>) outs(%[[INIT]] : tensor<4x16xi32>)
+// CHECK-NEXT: return %[[MM]]
+func.func @matmul_i32(%a: tensor<4x8xi32>, %b: tensor<8x16xi32>) -> tensor<4x16xi32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<4x8xi32>, tensor<8x16xi32>) -> tensor<4x16xi32>
+  return %0 : tensor<4x16xi32>
+}
+
+// -----
+
+// f16 accumulates in f32 and is rounded once at the end.
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_f16
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xf16>, %[[B:.+]]: tensor<8x16xf16>)
+// CHECK-NOT: strata.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4x16xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf16>, tensor<8x16xf16>) outs(%[[INIT]] : tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK: %[[E16:.+]] = tensor.empty() : tensor<4x16xf16>
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[MM]] : tensor<4x16xf32>) outs(%[[E16]] : tensor<4x16xf16>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %{{.+}}: f16):
+// CHECK-NEXT: %[[T:.+]] = arith.truncf %[[X]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[T]] : f16
+// CHECK: return %[[R]] : tensor<4x16xf16>
+func.func @matmul_f16(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>) -> tensor<4x16xf16> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
+  return %0 : tensor<4x16xf16>
+}
+
+// -----
+
+// Dynamic M and N size the output through tensor.dim of the operands.
+// CHECK-LABEL: func.func @matmul_dynamic
+// CHECK-SAME: (%[[A:.+]]: tensor<?x8xf32>, %[[B:.+]]: tensor<8x?xf32>)
+// CHECK-NOT: strata.
+// CHECK-DAG: %[[M:.+]] = tensor.dim %[[A]], %{{.+}} : tensor<?x8xf32>
+// CHECK-DAG: %[[N:.+]] = tensor.dim %[[B]], %{{.+}} : tensor<8x?xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<?x?xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x8xf32>, tensor<8x?xf32>) outs(%[[INIT]] : tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK-NEXT: return %[[MM]]
+func.func @matmul_dynamic(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>) -> tensor<?x?xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<?x8xf32>, tensor<8x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Equal batch dims: linalg.batch_matmul.
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK-SAME: (%[[A:.+]]: tensor<2x4x8xf32>, %[[B:.+]]: tensor<2x8x16xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x4x16xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4x16xf32>)
+// CHECK: %[[BMM:.+]] = linalg.batch_matmul ins(%[[A]], %[[B]] : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%[[INIT]] : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+// CHECK-NEXT: return %[[BMM]]
+// CHECK-NOT: linalg.matmul
+func.func @batch_matmul(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
+
+// -----
+
+// [B,M,K] @ [K,N]: fold B into M, one linalg.matmul, expand back.
+// CHECK-LABEL: func.func @batched_lhs_2d_rhs
+// CHECK-SAME: (%[[A:.+]]: tensor<2x4x8xf32>, %[[B:.+]]: tensor<8x16xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x4x8xf32> into tensor<8x8xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<8x16xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[FLAT]], %[[B]] : tensor<8x8xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<8x16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1], [2]] output_shape [2, 4, 16] : tensor<8x16xf32> into tensor<2x4x16xf32>
+// CHECK-NEXT: return %[[OUT]]
+func.func @batched_lhs_2d_rhs(%a: tensor<2x4x8xf32>, %b: tensor<8x16xf32>) -> tensor<2x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
+
+// -----
+
+// The same with a dynamic batch: the expanded batch size is the operand's tensor.dim.
+// CHECK-LABEL: func.func @dynamic_batched_lhs_2d_rhs
+// CHECK-SAME: (%[[A:.+]]: tensor<?x4x8xf32>, %[[B:.+]]: tensor<8x16xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[D:.+]] = tensor.dim %[[A]], %{{.+}} : tensor<?x4x8xf32>
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<?x4x8xf32> into tensor<?x8xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[FLAT]], %[[B]] : tensor<?x8xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<?x16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1], [2]] output_shape [%[[D]], 4, 16] : tensor<?x16xf32> into tensor<?x4x16xf32>
+// CHECK-NEXT: return %[[OUT]]
+func.func @dynamic_batched_lhs_2d_rhs(%a: tensor<?x4x8xf32>, %b: tensor<8x16xf32>) -> tensor<?x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<?x4x8xf32>, tensor<8x16xf32>) -> tensor<?x4x16xf32>
+  return %0 : tensor<?x4x16xf32>
+}
+
+// -----
+
+// A 1-D lhs is a row [1, K]; the added dim is collapsed away.
+// CHECK-LABEL: func.func @vector_matrix
+// CHECK-SAME: (%[[A:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8x16xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[ROW:.+]] = tensor.expand_shape %[[A]] {{\[}}[0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[ROW]], %[[B]] : tensor<1x8xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<1x16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[MM]] {{\[}}[0, 1]] : tensor<1x16xf32> into tensor<16xf32>
+// CHECK-NEXT: return %[[OUT]]
+func.func @vector_matrix(%a: tensor<8xf32>, %b: tensor<8x16xf32>) -> tensor<16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<8xf32>, tensor<8x16xf32>) -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+// A 1-D rhs is a column [K, 1].
+// CHECK-LABEL: func.func @matrix_vector
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[COL:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[A]], %[[COL]] : tensor<4x8xf32>, tensor<8x1xf32>) outs(%{{.+}} : tensor<4x1xf32>)
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[MM]] {{\[}}[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK-NEXT: return %[[OUT]]
+func.func @matrix_vector(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// 1-D @ 1-D: a dot product, collapsed to rank 0.
+// CHECK-LABEL: func.func @dot
+// CHECK-SAME: (%[[A:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK-NOT: strata.
+// CHECK-DAG: %[[ROW:.+]] = tensor.expand_shape %[[A]] {{\[}}[0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>
+// CHECK-DAG: %[[COL:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[ROW]], %[[COL]] : tensor<1x8xf32>, tensor<8x1xf32>) outs(%{{.+}} : tensor<1x1xf32>)
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[MM]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK-NEXT: return %[[OUT]] : tensor<f32>
+func.func @dot(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<f32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Broadcast batch dims: a contraction generic, reduction over k (the last loop);
+// the size-1 batch dim reads index 0.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @broadcast_batch
+// CHECK-SAME: (%[[A:.+]]: tensor<1x4x8xf32>, %[[B:.+]]: tensor<3x8x16xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<3x4x16xf32>)
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<1x4x8xf32>, tensor<3x8x16xf32>) outs(%[[INIT]] : tensor<3x4x16xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[R]]
+// CHECK-NOT: linalg.batch_matmul
+func.func @broadcast_batch(%a: tensor<1x4x8xf32>, %b: tensor<3x8x16xf32>) -> tensor<3x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<1x4x8xf32>, tensor<3x8x16xf32>) -> tensor<3x4x16xf32>
+  return %0 : tensor<3x4x16xf32>
+}
+
+// -----
+
+// [M,K] @ [B,K,N]: the lhs has no batch dim at all.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matrix_batched_rhs
+// CHECK-NOT: strata.
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<3x8x16xf32>) outs(%{{.+}} : tensor<3x4x16xf32>)
+func.func @matrix_batched_rhs(%a: tensor<4x8xf32>, %b: tensor<3x8x16xf32>) -> tensor<3x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<3x8x16xf32>) -> tensor<3x4x16xf32>
+  return %0 : tensor<3x4x16xf32>
+}
+
+// -----
+
+// bf16 contraction generic: extends in the body, accumulates in f32, rounds at the end.
+// CHECK-LABEL: func.func @broadcast_batch_bf16
+// CHECK-NOT: strata.
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<3x4x16xf32>)
+// CHECK: %[[R:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x8xbf16>, tensor<3x8x16xbf16>) outs(%[[INIT]] : tensor<3x4x16xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: bf16, %[[Y:.+]]: bf16, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[XE:.+]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[YE:.+]] = arith.extf %[[Y]] : bf16 to f32
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[XE]], %[[YE]] : f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<3x4x16xf32>) outs(%{{.+}} : tensor<3x4x16xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+func.func @broadcast_batch_bf16(%a: tensor<1x4x8xbf16>, %b: tensor<3x8x16xbf16>) -> tensor<3x4x16xbf16> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<1x4x8xbf16>, tensor<3x8x16xbf16>) -> tensor<3x4x16xbf16>
+  return %0 : tensor<3x4x16xbf16>
+}
