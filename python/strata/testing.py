@@ -56,8 +56,9 @@ def error_report(actual, expected) -> dict:
     e = np.asarray(expected).astype(np.float64)
     a, e = np.broadcast_arrays(a, e)
     finite = np.isfinite(a) & np.isfinite(e)
-    err = np.where(finite, np.abs(a - e), 0.0)
-    rel = np.where(finite, err / np.maximum(np.abs(e), np.finfo(np.float64).tiny), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.where(finite, np.abs(a - e), 0.0)
+        rel = np.where(finite, err / np.maximum(np.abs(e), np.finfo(np.float64).tiny), 0.0)
     if err.size == 0:
         return {"max_abs": 0.0, "max_rel": 0.0, "index": None, "actual": None, "expected": None}
     idx = np.unravel_index(int(np.argmax(err)), err.shape)
@@ -109,7 +110,8 @@ def assert_close(actual, expected_f64, dtype=None, *, reduction_length: int = 1,
         scale = np.where(np.isfinite(scale), scale, 0.0)
     u = 2.0 * unit_roundoff(name)
     bound = rtol_factor * (ops + math.sqrt(max(reduction_length, 1))) * u * scale + atol
-    err = np.where(finite, np.abs(a - expected), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.where(finite, np.abs(a - expected), 0.0)
     over = err > bound
     if over.any():
         rep = error_report(a, expected)

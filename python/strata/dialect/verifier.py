@@ -55,7 +55,7 @@ class OpAttrs:
                 return ir.FloatAttr(attr).value
             if kind == "str":
                 return ir.StringAttr(attr).value
-        except ValueError:
+        except (ValueError, TypeError):  # TypeError: e.g. array<i8: ...> for an i64 array
             pass
         noun = {"i64s": "an array<i64: ...>", "bool": "a bool", "int": "an integer",
                 "float": "a float", "str": "a string"}[kind]

@@ -31,6 +31,7 @@ Ops that a refused decision leaves apart are never merged by later passes.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from mlir import ir
@@ -86,7 +87,7 @@ class FusePass(Pass):
     tile_m: int = 32
     tile_n: int = 128
     report: bool = False
-    decisions: str = ""  # "k=off,..." overrides by candidate number (measure mode)
+    decisions: str = ""  # "key=off,key=on" overrides by candidate key (measure mode)
 
     def note(self, op, text):
         if self.report:
@@ -96,11 +97,10 @@ class FusePass(Pass):
         out = {}
         for part in filter(None, self.decisions.split(",")):
             k, _, v = part.partition("=")
-            out[int(k)] = v
+            out[k] = v
         return out
 
     def run(self, module: ir.Operation) -> None:
-        object.__setattr__(self, "_candidate", 0)
         object.__setattr__(self, "_refused", [])
         overrides = self._overrides()
         if self.elementwise:
@@ -110,9 +110,11 @@ class FusePass(Pass):
             self._epilogues(module, overrides)
 
     # -- elementwise -----------------------------------------------------------------
-    def _next_candidate(self, overrides):
-        object.__setattr__(self, "_candidate", self._candidate + 1)
-        return self._candidate, overrides.get(self._candidate)
+    def _next_candidate(self, overrides, producer, consumer):
+        """A stable key for the edge (its ops and source lines) and any override for it."""
+        text = f"{describe(producer)}|{producer.results[0].type}|{describe(consumer)}"
+        key = hashlib.sha1(text.encode()).hexdigest()[:8]
+        return key, overrides.get(key)
 
     def _fuse_one(self, module, overrides) -> bool:
         for consumer in _collect(module, ("linalg.generic",)):
@@ -129,7 +131,7 @@ class FusePass(Pass):
                     continue
                 users = _users(producer.results[0])
                 decision, why = self._decide(producer, consumer, len(users))
-                number, forced = self._next_candidate(overrides)
+                number, forced = self._next_candidate(overrides, producer, consumer)
                 if forced == "off":
                     decision, why = False, "disabled by the measured decision"
                 elif forced == "on":
@@ -190,7 +192,7 @@ class FusePass(Pass):
                 self.note(consumer, "not tiling the epilogue: dynamic shapes")
                 continue
             tiles = _tiles(sizes, self.tile_m, self.tile_n)
-            number, forced = self._next_candidate(overrides)
+            number, forced = self._next_candidate(overrides, producer, consumer)
             if forced == "off":
                 self.note(consumer, f"[{number}] not fusing {describe(producer)} into "
                                     "its epilogue: disabled by the measured decision")

@@ -60,16 +60,24 @@ def level_index(name: str) -> int:
     return LEVEL_NAMES.index(name)
 
 
-def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
-                      check: bool = True) -> str:
-    """The textual pipeline that lowers strata IR to level ``name``."""
-    parts = []
+def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: bool = True,
+                fuse_options: str = "") -> list[tuple[str, str]]:
+    """``(level, pipeline elements)`` for each level up to ``name``, in order."""
+    fuse = "strata-fuse" + (f"{{{fuse_options}}}" if fuse_options else "")
+    steps = []
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(
-            fuse="strata-decompose, strata-fuse, canonicalize, cse" if fusion else "",
+            fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "",
             layout="")  # TODO(#4): strata-layout
-        if passes:
-            parts.append(passes)
-        if check:
-            parts.append(f"strata-check-level{{level={lvl.name}}}")
-    return "builtin.module(" + ", ".join(parts) + ")"
+        parts = [p for p in (passes, f"strata-check-level{{level={lvl.name}}}" if check else "")
+                 if p]
+        steps.append((lvl.name, ", ".join(parts)))
+    return steps
+
+
+def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
+                      check: bool = True, fuse_options: str = "") -> str:
+    """The textual pipeline that lowers strata IR to level ``name``."""
+    steps = level_steps(name, fusion=fusion, layout=layout, check=check,
+                        fuse_options=fuse_options)
+    return "builtin.module(" + ", ".join(text for _, text in steps if text) + ")"

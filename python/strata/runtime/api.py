@@ -29,7 +29,7 @@ from ..errors import StrataError
 from ..frontend.locations import location_text
 from ..frontend.module import Module, spec_of, trace
 from ..parsing import parse_module
-from ..pipelines.levels import LEVEL_NAMES, level_index, pipeline_to_level
+from ..pipelines.levels import level_index, level_steps
 from ..pipelines.runner import run_pipeline
 
 __all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
@@ -54,6 +54,7 @@ class CompileStats:
     calls: int = 0
     specializations: list = field(default_factory=list)
     ir_sizes: dict = field(default_factory=dict)
+    fusion_report: list = field(default_factory=list)
 
 
 def _clone(module: ir.Module) -> ir.Module:
@@ -63,33 +64,21 @@ def _clone(module: ir.Module) -> ir.Module:
 
 
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True,
-          record_sizes: dict | None = None, before: dict | None = None) -> None:
+          record_sizes: dict | None = None, fuse_options: str = "", before=None) -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
-    ``before`` maps a level name to a function called on the module just before
-    the passes that reach that level run (only with ``record_sizes``).
+    ``before`` maps a level name to a callable run on the module just before the
+    passes of that level. Returns the passes' remarks (e.g. strata-fuse's
+    decisions with ``report=true``).
     """
-    if record_sizes is None:
-        run_pipeline(module.operation, pipeline_to_level(compile_to, fusion=fusion))
-        return
-    start = "strata"
-    for name in LEVEL_NAMES[: level_index(compile_to) + 1]:
+    remarks = []
+    for name, text in level_steps(compile_to, fusion=fusion, fuse_options=fuse_options):
         if before and name in before:
             before[name](module)
-        run_pipeline(module.operation, _level_step(start, name, fusion))
-        record_sizes[name] = len(str(module).splitlines())
-        start = None
-
-
-def _level_step(first, name, fusion):
-    from ..pipelines.levels import LEVELS
-
-    lvl = LEVELS[level_index(name)]
-    passes = lvl.passes.format(
-        fuse="strata-decompose, strata-fuse, canonicalize, cse" if fusion else "",
-        layout="")
-    parts = [p for p in (passes, f"strata-check-level{{level={name}}}") if p]
-    return "builtin.module(" + ", ".join(parts) + ")"
+        remarks += run_pipeline(module.operation, f"builtin.module({text})")
+        if record_sizes is not None:
+            record_sizes[name] = len(str(module).splitlines())
+    return remarks
 
 
 class CompiledFunction:
@@ -201,10 +190,27 @@ class Program:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _compile(self, fname, arg_specs):
+        start = time.perf_counter()
+        options = "report=true"
+        measured = []
+        if self.fusion == "measure":
+            from .measure import choose_fusion
+
+            options, measured = choose_fusion(self, fname, arg_specs)
+        compiled, remarks, sizes = self._build(fname, arg_specs, options)
+        elapsed = time.perf_counter() - start
+        self.stats.compiles += 1
+        self.stats.compile_seconds += elapsed
+        self.stats.ir_sizes = sizes
+        self.stats.fusion_report = [str(r) for r in remarks] + measured
+        self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
+        return compiled
+
+    def _build(self, fname, arg_specs, fuse_options=""):
+        """Specializes, lowers and JIT-compiles one function: (compiled, remarks, IR sizes)."""
         from .engine import Engine
         from .specialize import specialize_function
 
-        start = time.perf_counter()
         module = _clone(self.module)
         specialize_function(module.operation, fname, arg_specs)
         _keep_only(module, fname)
@@ -212,17 +218,14 @@ class Program:
         result_specs = _keep_only(module, fname)
         sizes = {}
         unique = []
-        lower(module, "llvm", fusion=self.fusion, record_sizes=sizes,
-              before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
+        remarks = lower(module, "llvm", fusion=bool(self.fusion), record_sizes=sizes,
+                        fuse_options=fuse_options,
+                        before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
         engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs] +
                                [tuple(result_specs[i][0]) for i in sorted(set(unique))])
-        elapsed = time.perf_counter() - start
-        self.stats.compiles += 1
-        self.stats.compile_seconds += elapsed
-        self.stats.ir_sizes = sizes
-        self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
-        return CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results, unique)
+        compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results, unique)
+        return compiled, remarks, sizes
 
 
 def _dedupe_results(module: ir.Module, fname: str) -> list[int]:

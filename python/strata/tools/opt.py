@@ -33,6 +33,7 @@ OPTIONS:
   --mlir-print-ir-after-failure       Print the IR after a pass fails
   --mlir-print-debuginfo              Print locations in the output
   --mlir-timing                       Print a wall-time report per pass
+  --strata-fuse-report                Report every strata-fuse decision as a remark
   --list-passes                       List strata passes, pipelines and levels, then exit
   --version                           Print the version, then exit
 """
@@ -58,6 +59,7 @@ class Options:
         self.print_after_failure = False
         self.debug_info = False
         self.timing = False
+        self.fuse_report = False
         self.list_passes = False
         self.version = False
         self.help = False
@@ -114,6 +116,8 @@ def parse_args(argv: list[str]) -> Options:
             o.debug_info = True
         elif flag == "--mlir-timing":
             o.timing = True
+        elif flag == "--strata-fuse-report":
+            o.fuse_report = True
         elif flag == "--list-passes":
             o.list_passes = True
         elif flag == "--version":
@@ -309,7 +313,14 @@ def run(argv: list[str], err=None) -> int:
     from ..pipelines.runner import stages_for
 
     def pipeline(context):
-        return stages_for(text_pipeline, context)
+        stages = stages_for(text_pipeline, context)
+        if o.fuse_report:
+            import dataclasses
+
+            for stage in stages:
+                if stage.name == "strata-fuse":
+                    stage.python = dataclasses.replace(stage.python, report=True)
+        return stages
 
     filename = o.input or "-"
     try:

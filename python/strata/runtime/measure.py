@@ -1,0 +1,82 @@
+"""Measure-both fusion: time each fusion candidate fused and unfused, keep the faster.
+
+``strata.compile(..., fusion="measure")`` (or ``@strata.jit(fusion="measure")``)
+compiles the function once with strata-fuse's own decisions, then once per
+candidate with that one decision flipped, runs each on random inputs of the
+call's actual shapes, and keeps the faster choice per candidate. The report
+(``program.stats.fusion_report``) records, per candidate, the cost model's
+prediction next to the measured times — a check of the cost model.
+
+Candidates are named by a key made from the two ops and their source lines,
+so a decision keeps its name when others change; each flip is measured
+against the cost model's baseline, and the final compile re-reports its
+decisions.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+
+from ..dialect.types import numpy_dtype
+
+__all__ = ["choose_fusion", "time_call"]
+
+_CANDIDATE = re.compile(r"strata-fuse: \[([0-9a-f]+)\] (fused|not fusing|tiled)")
+
+
+def _inputs(arg_specs, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape, dtype in arg_specs:
+        if dtype == "i32":
+            out.append(rng.integers(-8, 8, size=shape).astype(np.int32))
+        else:
+            out.append(rng.standard_normal(shape).astype(numpy_dtype(dtype)))
+    return out
+
+
+def time_call(compiled, arrays, budget: float = 0.05, repeats: int = 3) -> float:
+    """Best-of-``repeats`` mean seconds per call, each repeat running for ~``budget``."""
+    compiled.run(arrays)
+    best = float("inf")
+    for _ in range(repeats):
+        n, start = 0, time.perf_counter()
+        while True:
+            compiled.run(arrays)
+            n += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= budget / repeats:
+                break
+        best = min(best, elapsed / n)
+    return best
+
+
+def choose_fusion(program, fname, arg_specs):
+    """``(strata-fuse options, report lines)`` after measuring every candidate both ways."""
+    arrays = _inputs(arg_specs)
+    base, remarks, _ = program._build(fname, arg_specs, "report=true")
+    base_time = time_call(base, arrays)
+    candidates = []
+    for r in remarks:
+        m = _CANDIDATE.search(str(r))
+        if m:
+            candidates.append((m.group(1), m.group(2) != "not fusing", str(r)))
+    chosen, report = [], []
+    for number, fused, text in candidates:
+        flip = "off" if fused else "on"
+        variant, _, _ = program._build(fname, arg_specs, f"report=true decisions={number}={flip}")
+        t = time_call(variant, arrays)
+        fused_t, unfused_t = (base_time, t) if fused else (t, base_time)
+        keep_fused = fused_t <= unfused_t * 1.02 if fused else fused_t < unfused_t * 0.98
+        if keep_fused != fused:
+            chosen.append(f"{number}={'on' if keep_fused else 'off'}")
+        report.append(
+            f"strata-fuse measure: [{number}] predicted {'fuse' if fused else 'no fusion'}; "
+            f"measured fused {fused_t * 1e6:.1f} us, unfused {unfused_t * 1e6:.1f} us -> "
+            f"{'fuse' if keep_fused else 'no fusion'}"
+            f"{'' if keep_fused == fused else ' (cost model overruled)'}")
+    options = "report=true" + (f" decisions={','.join(chosen)}" if chosen else "")
+    return options, report

@@ -1,0 +1,74 @@
+// RUN: strata-opt %s --strata-decompose --split-input-file | FileCheck %s
+// RUN: strata-opt %s --strata-decompose --split-input-file | FileCheck %s --check-prefix=GONE
+
+// No linalg.softmax is left anywhere.
+// GONE-NOT: linalg.softmax
+
+// softmax -> max-reduce, sub+exp, sum-reduce, div.
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @softmax_last_dim
+// CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>)
+// CHECK-NOT: linalg.softmax
+// CHECK: %[[OUT:.+]] = tensor.empty() : tensor<4x8xf32>
+// CHECK: %[[RED:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[MAXINIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[RED]] : tensor<4xf32>)
+// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x8xf32>) outs(%[[MAXINIT]] : tensor<4xf32>)
+// CHECK: arith.maxnumf
+// CHECK: %[[EXP:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]] : tensor<4x8xf32>, tensor<4xf32>) outs(%[[OUT]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[M:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[D:.+]] = arith.subf %[[A]], %[[M]] : f32
+// CHECK-NEXT: %[[E:.+]] = math.exp %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[E]] : f32
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[SUMINIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[RED]] : tensor<4xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<4x8xf32>) outs(%[[SUMINIT]] : tensor<4xf32>)
+// CHECK: arith.addf
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[EXP]], %[[SUM]] : tensor<4x8xf32>, tensor<4xf32>) outs(%[[OUT]] : tensor<4x8xf32>)
+// CHECK: arith.divf
+// CHECK: return %[[R]] : tensor<4x8xf32>
+func.func @softmax_last_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tensor.empty() : tensor<4x8xf32>
+  %1 = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// Along dim 0 the reduction is the first loop; every softmax in the module goes.
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @softmax_first_dim
+// CHECK-NOT: linalg.softmax
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[COL]]], iterator_types = ["reduction", "parallel"]}
+// CHECK: math.exp
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[COL]]], iterator_types = ["reduction", "parallel"]}
+// CHECK: arith.divf
+// CHECK-LABEL: func.func @another
+// CHECK-NOT: linalg.softmax
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: math.exp
+func.func @softmax_first_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tensor.empty() : tensor<4x8xf32>
+  %1 = linalg.softmax dimension(0) ins(%x : tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+func.func @another(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = tensor.empty() : tensor<2x3x5xf32>
+  %1 = linalg.softmax dimension(2) ins(%x : tensor<2x3x5xf32>) outs(%0 : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %1 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Without a softmax the pass changes nothing.
+// CHECK-LABEL: func.func @no_softmax
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[T:.+]] = linalg.transpose ins(%[[X]] : tensor<4xf32>) outs(%[[E]] : tensor<4xf32>) permutation = [0]
+// CHECK-NEXT: return %[[T]]
+func.func @no_softmax(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.transpose ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) permutation = [0]
+  return %1 : tensor<4xf32>
+}
