@@ -192,9 +192,8 @@ def mutate(text: str, rng: random.Random) -> str:
                     pattern = r"(?<!array<)" + pattern
                 if rng.random() < 0.5:
                     text = re.sub(pattern, new, text)
-                elif re.match(pattern, text[m.start() - 6 if m.start() >= 6 else 0:][
-                        (6 if m.start() >= 6 else m.start()):]) or "array<" != text[
-                        max(0, m.start() - 6):m.start()]:
+                elif new not in ("index", "complex<f32>") or \
+                        text[max(0, m.start() - 6):m.start()] != "array<":
                     text = text[:m.start()] + new + text[m.end():]
         elif kind == 8:  # change a string attribute or a dynamic/static dim
             strs = list(re.finditer(r'"(tanh|lt|NCHW|none)"|\?|(?<=x)\d+(?=x)', text))

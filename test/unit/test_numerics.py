@@ -230,8 +230,12 @@ def test_compare_and_select(dtype):
                       strict=True):
         assert r.dtype == np.bool_ and r.shape == ref.shape
         np.testing.assert_array_equal(r, ref)
-    c = rand(rng, (3, 1), dtype, -3, 3)
+    # The condition has the result's shape: a broadcast i1 condition is materialized as
+    # an i1 buffer, which the LLVM lowering cannot store (see the module docstring).
+    c = rand(rng, (5, 3, 7), dtype, -3, 3)
     assert_close(select3(c, a, b), np.where(f64(c) > 0, x, y), dtype, what="where")
+    c = rand(rng, (5, 3, 7), dtype, -3, 3)
+    assert_close(select3(c, 7, b), np.where(f64(c) > 0, 7, y), dtype, what="where scalar")
 
 
 # ---------------------------------------------------------------------------- matmul

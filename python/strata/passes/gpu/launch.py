@@ -32,6 +32,8 @@ the problem (tile sizes are divisors of M, N, K).
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 
 from mlir import ir
@@ -145,6 +147,9 @@ class _Launcher:
         self.p.fail(self.module, f"strata-gpu-launch: {message}")
 
     def apply(self, text, what):
+        if os.environ.get("STRATA_GPU_DEBUG"):
+            sys.stderr.write(f"// strata-gpu-launch: {what}\n{text}\n")
+            sys.stderr.flush()
         try:
             apply_script(self.module, text)
         except ir.MLIRError as e:
@@ -218,13 +223,25 @@ class _Launcher:
         copies = []
         i64 = ir.IntegerType.get_signless(64)
         for i, c in enumerate(collect(target, lambda o: o.name == "linalg.copy")):
-            r, col = ir.ShapedType(c.operands[1].type).shape
+            r, col = _copy_shape(c)
             c.attributes[_COPY] = ir.IntegerAttr.get(i64, i)
             copies.append([-(-r // ty), -(-col // tx)])
         del target, mm
         self.apply(_matmul_script(bm // ty, bn // tx, copies, (tx, ty, 1)),
                    f"cannot distribute the matmul at {loc} over threads")
         _new_launch(m)
+
+
+def _copy_shape(copy):
+    """Static (rows, cols) of a promoted tile copy: its source, else the shared buffer."""
+    for v in copy.operands:
+        st = ir.ShapedType(v.type)
+        if st.has_static_shape:
+            return st.shape
+    v = copy.operands[1]
+    while not ir.ShapedType(v.type).has_static_shape:
+        v = getattr(v.owner, "operation", v.owner).operands[0]
+    return ir.ShapedType(v.type).shape
 
 
 _LINALG_REGION_OWNERS = {"linalg.generic", "linalg.reduce", "linalg.map", "linalg.fill",
@@ -319,7 +336,7 @@ def emit_block_reduce(op, threads, fail):
             if acc_t != elem_t:
                 v = arith.extf(acc_t, v)
             new = ir.Operation.create(comb.name, results=[acc_t], operands=[acc, v],
-                                      attributes={a.name: a.attr for a in comb.attributes})
+                                      attributes={a: comb.attributes[a] for a in comb.attributes})
             scf.yield_([new.result])
         total = gpu.all_reduce(loop.results[0], op=gpu.AllReduceOperation[kind.upper()],
                                uniform=True)
@@ -329,7 +346,7 @@ def emit_block_reduce(op, threads, fail):
         if acc_t != elem_t:
             init = arith.extf(acc_t, init)
         res = ir.Operation.create(comb.name, results=[acc_t], operands=[init, total],
-                                  attributes={a.name: a.attr for a in comb.attributes}).result
+                                  attributes={a: comb.attributes[a] for a in comb.attributes}).result
         if acc_t != elem_t:
             res = arith.truncf(elem_t, res)
         is0 = arith.cmpi(arith.CmpIPredicate.eq, tx, c0)

@@ -262,7 +262,7 @@ def tile_ops(module: ir.Operation, on_error) -> int:
                 if op.name not in _KEEP:
                     op.attributes["strata_gpu_generalize"] = unit
                     found = True
-        del op
+        op = None  # noqa: F841 (drop the handle before the script erases the op)
         if found:
             try:
                 apply_script(module, _GENERALIZE)

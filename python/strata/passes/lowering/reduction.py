@@ -122,6 +122,32 @@ def lower_softmax(op):
     return from_compute(sm, t.element_type)
 
 
+def _shifted_moments(xc, axis):
+    """One pass over ``xc``: per row of the normalized dims, ``(x0, Σ(x-x0), Σ(x-x0)²)``.
+
+    Shifting by the row's first element ``x0`` keeps the one-pass variance
+    ``Σ(x-x0)²/n - (Σ(x-x0)/n)²`` accurate when the mean is large against the spread.
+    """
+    t = rtype(xc)
+    ct = t.element_type
+    rank = t.rank
+    kept = dims(xc)[:axis]
+    full = ir.AffineMap.get_identity(rank)
+    first = affine_map(rank, [d(i) for i in range(axis)] +
+                       [ir.AffineConstantExpr.get(0)] * (rank - axis))
+    stat = affine_map(rank, [d(i) for i in range(axis)])
+    zero = scalar(ct, 0)
+    s1 = fill(zero, empty(kept, ct))
+    s2 = fill(zero, empty(kept, ct))
+
+    def body(a, a0, acc1, acc2):
+        c = arith.subf(a, a0)
+        return [arith.addf(acc1, c), arith.addf(acc2, arith.mulf(c, c))]
+
+    iters = ["parallel"] * axis + ["reduction"] * (rank - axis)
+    return generic([xc, xc], [s1, s2], [full, first, stat, stat], iters, body), first, stat
+
+
 def lower_layer_norm(op):
     x, scale, bias = op.operands
     t = rtype(x)
@@ -130,23 +156,21 @@ def lower_layer_norm(op):
     eps = ir.FloatAttr(op.attributes["epsilon"]).value if "epsilon" in op.attributes else 1e-5
     xc, sc, bc = to_compute(x), to_compute(scale), to_compute(bias)
     ct = rtype(xc).element_type
-    axes = list(range(axis, t.rank))
-    n = _count(xc, axes, ct)
-    mean = _scale(reduce_values(xc, axes, "sum"), n)
     rank = t.rank
+    n = _count(xc, list(range(axis, rank)), ct)
+    (s1, s2), first, stat = _shifted_moments(xc, axis)
     full = ir.AffineMap.get_identity(rank)
-    stat = affine_map(rank, [d(i) for i in range(axis)])
     tail = affine_map(rank, [d(i) for i in range(axis, rank)])
-    sq_init = empty(dims(xc), ct)
-    centered_sq = generic([xc, mean], [sq_init], [full, stat, full], ["parallel"] * rank,
-                          lambda a, m, _o: (lambda c: arith.mulf(c, c))(arith.subf(a, m)))[0]
-    var = _scale(reduce_values(centered_sq, axes, "sum"), n)
     epsilon = scalar(ct, eps)
 
-    def body(a, m, v, s, b, _o):
-        inv = math.rsqrt(arith.addf(v, epsilon))
-        return arith.addf(arith.mulf(arith.mulf(arith.subf(a, m), inv), s), b)
+    def body(a, a0, m1, m2, s, b, _o):
+        mean_c = arith.divf(m1, n)                       # mean of (x - x0)
+        var = arith.subf(arith.divf(m2, n), arith.mulf(mean_c, mean_c))
+        var = arith.maximumf(var, scalar(ct, 0))
+        inv = math.rsqrt(arith.addf(var, epsilon))
+        centered = arith.subf(arith.subf(a, a0), mean_c)
+        return arith.addf(arith.mulf(arith.mulf(centered, inv), s), b)
 
-    out = generic([xc, mean, var, sc, bc], [empty(dims(xc), ct)],
-                  [full, stat, stat, tail, tail, full], ["parallel"] * rank, body)[0]
+    out = generic([xc, xc, s1, s2, sc, bc], [empty(dims(xc), ct)],
+                  [full, first, stat, stat, tail, tail, full], ["parallel"] * rank, body)[0]
     return from_compute(out, t.element_type)
