@@ -1,5 +1,7 @@
 // RUN: strata-opt %s --strata-canonicalize --split-input-file | FileCheck %s
 // RUN: strata-opt %s --strata-canonicalize=max-fold-elements=4 --split-input-file | FileCheck %s --check-prefix=SMALL
+// The output is valid strata IR again:
+// RUN: strata-opt %s --split-input-file --pass-pipeline='builtin.module(strata-canonicalize, strata-verify)' -o %t
 
 //===----------------------------------------------------------------------===//
 // Algebraic identities
@@ -301,6 +303,25 @@ func.func @fold_f16() -> tensor<2xf16> {
   %h = "strata.constant"() {value = dense<[1.5, -2.0]> : tensor<2xf16>} : () -> tensor<2xf16>
   %0 = "strata.relu"(%h) : (tensor<2xf16>) -> tensor<2xf16>
   return %0 : tensor<2xf16>
+}
+
+// -----
+
+// A rank-0 result folds to a rank-0 constant (not tensor<1x...>).
+// CHECK-LABEL: func.func @fold_rank0
+// CHECK-NEXT: %[[F:.+]] = "strata.constant"() {value = dense<-2.000000e+00> : tensor<f32>} : () -> tensor<f32>
+// CHECK-NEXT: %[[I:.+]] = "strata.constant"() {value = dense<5> : tensor<i32>} : () -> tensor<i32>
+// CHECK-NEXT: %[[H:.+]] = "strata.constant"() {value = dense<2.500000e-01> : tensor<f16>} : () -> tensor<f16>
+// CHECK-NEXT: return %[[F]], %[[I]], %[[H]] : tensor<f32>, tensor<i32>, tensor<f16>
+func.func @fold_rank0() -> (tensor<f32>, tensor<i32>, tensor<f16>) {
+  %a = "strata.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = "strata.neg"(%a) : (tensor<f32>) -> tensor<f32>
+  %b = "strata.constant"() {value = dense<2> : tensor<i32>} : () -> tensor<i32>
+  %c = "strata.constant"() {value = dense<3> : tensor<i32>} : () -> tensor<i32>
+  %1 = "strata.add"(%b, %c) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+  %h = "strata.constant"() {value = dense<0.25> : tensor<f16>} : () -> tensor<f16>
+  %2 = "strata.abs"(%h) : (tensor<f16>) -> tensor<f16>
+  return %0, %1, %2 : tensor<f32>, tensor<i32>, tensor<f16>
 }
 
 // -----

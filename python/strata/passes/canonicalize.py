@@ -25,8 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from ..dialect.types import numpy_dtype, shape_of
-from ..frontend.ops import dense_attr
+from ..dialect.types import numpy_dtype, shape_of, tensor_type
 from .base import Pass
 
 __all__ = ["CanonicalizePass"]
@@ -37,6 +36,15 @@ _FOLDERS = {
     "sqrt": np.sqrt, "tanh": np.tanh, "relu": lambda x: np.maximum(x, 0),
 }
 _IDENTITY = {"mul": (1, "both"), "div": (1, "rhs"), "add": (0, "both"), "sub": (0, "rhs")}
+
+
+def _dense(array: np.ndarray, dtype: str, shape) -> ir.DenseElementsAttr:
+    """A dense attribute of exactly ``shape`` (also rank 0, which the array's layout loses)."""
+    element = tensor_type(shape, dtype).element_type
+    data = np.ascontiguousarray(array.astype(numpy_dtype(dtype)))
+    if dtype in ("bf16", "f16"):
+        data = data.view(np.uint16)
+    return ir.DenseElementsAttr.get(data, signless=True, type=element, shape=list(shape))
 
 
 def _const_value(value: ir.Value):
@@ -168,5 +176,5 @@ class CanonicalizePass(Pass):
             folded = np.broadcast_to(_FOLDERS[kind](*wide), shape).astype(numpy_dtype(dtype))
         with ir.InsertionPoint(op), op.location:
             new = ir.Operation.create("strata.constant", results=[op.results[0].type],
-                                      attributes={"value": dense_attr(folded, dtype)})
+                                      attributes={"value": _dense(folded, dtype, shape)})
         return new.result

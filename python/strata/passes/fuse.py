@@ -84,7 +84,7 @@ class FusePass(Pass):
     epilogue: bool = True
     max_fused_ops: int = 16
     max_recompute: float = 1.0
-    tile_m: int = 32
+    tile_m: int = 64  # = strata-vectorize cache tile, so the tiled matmul vectorizes as well
     tile_n: int = 128
     report: bool = False
     decisions: str = ""  # "key=off,key=on" overrides by candidate key (measure mode)

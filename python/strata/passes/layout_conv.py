@@ -166,7 +166,8 @@ class _Graph:
             return {H}  # the NCHW copy is the existing transpose: it costs one if kept
         return {C}
 
-    def cost(self, labels, members=None):
+    def cost(self, labels, members=None, elements=False):
+        """Conversions a labelling needs (or the elements they move, with ``elements``)."""
         total = 0
         for v in self.values:
             pi = self.producer_index[_key(v)]
@@ -175,11 +176,12 @@ class _Graph:
                     k == "op" and j in members for k, j in reqs):
                 continue
             need = {labels[j] if k == "op" else j for k, j in reqs}
-            total += len(need - self.free_layouts(v, labels))
+            missing = len(need - self.free_layouts(v, labels))
+            total += missing * (_numel(v) if elements else 1)
         for i, op in enumerate(self.ops):
             if (members is None or i in members) and self.kind[op] == "conv" and \
                     labels[i] == H and constant_array(op.operands[1])[0] is None:
-                total += 1
+                total += _numel(op.operands[1]) if elements else 1
         return total
 
     def components(self):
@@ -202,13 +204,21 @@ class _Graph:
         return list(groups.values())
 
 
+def _numel(v):
+    n = 1
+    for s in rtype(v).shape:
+        n *= s
+    return n
+
+
 def _key(v):
     return v  # ir.Value hashes by identity of the underlying value
 
 
 def _score(graph, labels, members):
     nhwc_convs = sum(1 for i in members if graph.kind[graph.ops[i]] == "conv" and labels[i] == H)
-    return (graph.cost(labels, set(members)), -nhwc_convs)
+    m = set(members)
+    return (graph.cost(labels, m), -nhwc_convs, graph.cost(labels, m, elements=True))
 
 
 def _solve(graph, mode):

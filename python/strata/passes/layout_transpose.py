@@ -42,7 +42,18 @@ __all__ = ["propagate_transposes", "fold_constant_transposes"]
 _CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul")
 
 
+def _default_contraction_maps(op):
+    d = ir.AffineDimExpr.get
+    if op.operation.name == "linalg.matmul":
+        m, n, k = d(0), d(1), d(2)
+        return [ir.AffineMap.get(3, 0, e) for e in ([m, k], [k, n], [m, n])]
+    b, m, n, k = d(0), d(1), d(2), d(3)
+    return [ir.AffineMap.get(4, 0, e) for e in ([b, m, k], [b, k, n], [b, m, n])]
+
+
 def _maps(op):
+    if "indexing_maps" not in op.attributes:
+        return _default_contraction_maps(op)
     return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
 
 

@@ -13,6 +13,8 @@ PASSES = {
     "strata-to-linalg": "strata.passes.to_linalg:ToLinalgPass",
     "strata-decompose": "strata.passes.decompose:DecomposePass",
     "strata-fuse": "strata.passes.fuse:FusePass",
+    "strata-layout": "strata.passes.layout:LayoutPass",
+    "strata-expand-math": "strata.passes.expand_math:ExpandMathPass",
     "strata-vectorize": "strata.passes.vectorize:VectorizePass",
     "strata-lower-vectors": "strata.passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",

@@ -36,7 +36,8 @@ LEVELS = [
     Level("fused", "after fusion decisions (strata-fuse)", "{fuse}"),
     Level("layout", "after layout decisions (strata-layout)", "{layout}"),
     Level("bufferized", "memrefs only, results written to caller buffers",
-          "strata-vectorize, func.func(loop-invariant-subset-hoisting), canonicalize, cse, "
+          "strata-expand-math, strata-vectorize, func.func(loop-invariant-subset-hoisting), "
+          "canonicalize, cse, "
           "strata-bufferize"),
     Level("llvm", "LLVM dialect only", "strata-lower-to-llvm"),
 ]
@@ -67,7 +68,7 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
     steps = []
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(
-            fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "",
+            fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "strata-decompose",
             layout="")  # TODO(#4): strata-layout
         parts = [p for p in (passes, f"strata-check-level{{level={lvl.name}}}" if check else "")
                  if p]

@@ -176,36 +176,43 @@ func.func @softmax_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
 
 // -----
 
-// layer_norm: mean, biased variance, and one normalizing generic in which the
-// statistics are read by the leading dims and scale/bias by the trailing ones.
-// CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// layer_norm: one pass computes the moments of x shifted by its first normalized
+// element (sum and sum of squares), then one normalizing generic. Statistics
+// are read by the leading dims, scale and bias by the trailing ones.
 // CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[FIRST:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
 // CHECK-DAG: #[[STAT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[TAIL:.+]] = affine_map<(d0, d1, d2) -> (d2)>
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME: (%[[X:.+]]: tensor<2x4x8xf32>, %[[SC:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
 // CHECK-NOT: strata.
 // CHECK: %[[N:.+]] = arith.constant 8.000000e+00 : f32
-// CHECK: %[[SUM:.+]] = linalg.reduce ins(%[[X]] : tensor<2x4x8xf32>) outs(%{{.+}} : tensor<2x4xf32>) dimensions = [2]
-// CHECK: %[[MEAN:.+]] = linalg.generic {indexing_maps = [#[[ID2]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[SUM]] : tensor<2x4xf32>)
-// CHECK: arith.divf %{{.+}}, %[[N]] : f32
-// CHECK: %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[ID3]], #[[STAT]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MEAN]] : tensor<2x4x8xf32>, tensor<2x4xf32>)
-// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[M:.+]]: f32, %{{.+}}: f32):
-// CHECK-NEXT: %[[C:.+]] = arith.subf %[[A]], %[[M]] : f32
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[I1:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<2x4xf32>)
+// CHECK: %[[I2:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<2x4xf32>)
+// CHECK: %[[MOM:.+]]:2 = linalg.generic {indexing_maps = [#[[ID3]], #[[FIRST]], #[[STAT]], #[[STAT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[X]] : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%[[I1]], %[[I2]] : tensor<2x4xf32>, tensor<2x4xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[A0:.+]]: f32, %[[S1:.+]]: f32, %[[S2:.+]]: f32):
+// CHECK-NEXT: %[[C:.+]] = arith.subf %[[A]], %[[A0]] : f32
+// CHECK-NEXT: %[[S1N:.+]] = arith.addf %[[S1]], %[[C]] : f32
 // CHECK-NEXT: %[[C2:.+]] = arith.mulf %[[C]], %[[C]] : f32
-// CHECK-NEXT: linalg.yield %[[C2]] : f32
-// CHECK: %[[SSQ:.+]] = linalg.reduce ins(%[[SQ]] : tensor<2x4x8xf32>) outs(%{{.+}} : tensor<2x4xf32>) dimensions = [2]
-// CHECK: %[[VAR:.+]] = linalg.generic {{.*}} ins(%[[SSQ]] : tensor<2x4xf32>)
-// CHECK: arith.divf %{{.+}}, %[[N]] : f32
+// CHECK-NEXT: %[[S2N:.+]] = arith.addf %[[S2]], %[[C2]] : f32
+// CHECK-NEXT: linalg.yield %[[S1N]], %[[S2N]] : f32, f32
 // CHECK: %[[EPS:.+]] = arith.constant 1.000000e-03 : f32
-// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID3]], #[[STAT]], #[[STAT]], #[[TAIL]], #[[TAIL]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MEAN]], %[[VAR]], %[[SC]], %[[B]] : tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<8xf32>, tensor<8xf32>)
-// CHECK-NEXT: ^bb0(%[[XV:.+]]: f32, %[[MV:.+]]: f32, %[[VV:.+]]: f32, %[[SV:.+]]: f32, %[[BV:.+]]: f32, %{{.+}}: f32):
-// CHECK-NEXT: %[[VE:.+]] = arith.addf %[[VV]], %[[EPS]] : f32
+// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[ID3]], #[[FIRST]], #[[STAT]], #[[STAT]], #[[TAIL]], #[[TAIL]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[X]], %[[MOM]]#0, %[[MOM]]#1, %[[SC]], %[[B]] : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[XV:.+]]: f32, %[[X0:.+]]: f32, %[[M1:.+]]: f32, %[[M2:.+]]: f32, %[[SV:.+]]: f32, %[[BV:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[MEAN:.+]] = arith.divf %[[M1]], %[[N]] : f32
+// CHECK-NEXT: %[[EX2:.+]] = arith.divf %[[M2]], %[[N]] : f32
+// CHECK-NEXT: %[[MEAN2:.+]] = arith.mulf %[[MEAN]], %[[MEAN]] : f32
+// CHECK-NEXT: %[[VAR:.+]] = arith.subf %[[EX2]], %[[MEAN2]] : f32
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[VARP:.+]] = arith.maximumf %[[VAR]], %[[Z]] : f32
+// CHECK-NEXT: %[[VE:.+]] = arith.addf %[[VARP]], %[[EPS]] : f32
 // CHECK-NEXT: %[[INV:.+]] = math.rsqrt %[[VE]] : f32
-// CHECK-NEXT: %[[XC:.+]] = arith.subf %[[XV]], %[[MV]] : f32
+// CHECK-NEXT: %[[XS:.+]] = arith.subf %[[XV]], %[[X0]] : f32
+// CHECK-NEXT: %[[XC:.+]] = arith.subf %[[XS]], %[[MEAN]] : f32
 // CHECK-NEXT: %[[XN:.+]] = arith.mulf %[[XC]], %[[INV]] : f32
-// CHECK-NEXT: %[[XS:.+]] = arith.mulf %[[XN]], %[[SV]] : f32
-// CHECK-NEXT: %[[Y:.+]] = arith.addf %[[XS]], %[[BV]] : f32
+// CHECK-NEXT: %[[XSC:.+]] = arith.mulf %[[XN]], %[[SV]] : f32
+// CHECK-NEXT: %[[Y:.+]] = arith.addf %[[XSC]], %[[BV]] : f32
 // CHECK-NEXT: linalg.yield %[[Y]] : f32
 // CHECK: return %[[R]]
 func.func @layer_norm(%x: tensor<2x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
@@ -215,16 +222,18 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32
 
 // -----
 
-// layer_norm over the last two dims (axis = 1 of a rank-3 input).
+// layer_norm over the last two dims (axis = 1 of a rank-3 input), default epsilon.
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[FIRST:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, 0)>
 // CHECK-DAG: #[[STAT:.+]] = affine_map<(d0, d1, d2) -> (d0)>
 // CHECK-DAG: #[[TAIL:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @layer_norm_axis1
 // CHECK-NOT: strata.
 // CHECK: %[[N:.+]] = arith.constant 3.200000e+01 : f32
-// CHECK: linalg.reduce ins(%{{.+}} : tensor<2x4x8xf32>) outs(%{{.+}} : tensor<2xf32>) dimensions = [1, 2]
+// CHECK: linalg.generic {indexing_maps = [#[[ID3]], #[[FIRST]], #[[STAT]], #[[STAT]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%{{.+}}, %{{.+}} : tensor<2xf32>, tensor<2xf32>)
 // CHECK: arith.constant 9.99999974E-6 : f32
-// CHECK: linalg.generic {indexing_maps = [#[[ID3]], #[[STAT]], #[[STAT]], #[[TAIL]], #[[TAIL]], #[[ID3]]]
+// CHECK: linalg.generic {indexing_maps = [#[[ID3]], #[[FIRST]], #[[STAT]], #[[STAT]], #[[TAIL]], #[[TAIL]], #[[ID3]]]
+// CHECK: arith.divf %{{.+}}, %[[N]] : f32
 func.func @layer_norm_axis1(%x: tensor<2x4x8xf32>, %s: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
   %0 = "strata.layer_norm"(%x, %s, %b) {axis = 1 : i64} : (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
   return %0 : tensor<2x4x8xf32>

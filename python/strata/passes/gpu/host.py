@@ -83,15 +83,13 @@ class GpuHostPass(Pass):
                 self.fail(fn, "strata-gpu-host: arguments must have the identity layout")
             with ir.InsertionPoint(first), fn.location:
                 d = gpu.alloc(arg.type, None, [], [], [])
-                cp = gpu.memcpy(None, [], d, arg)
-            cp_op = cp.owner if hasattr(cp, "owner") else cp
+                gpu.memcpy(None, [], d, arg)
             for use in list(arg.uses):
                 owner = use.owner
                 if owner.name == "gpu.memcpy" and owner.operands[0] == d:
                     continue
                 owner.operands[use.operand_number] = d
             device.append(d)
-            del cp_op
         # 2) host allocations and constants used by kernels
         for a in collect(fn, lambda o: o.name in ("memref.alloc", "memref.alloca")
                          and not inside_kernel(o)
@@ -103,8 +101,6 @@ class GpuHostPass(Pass):
             device.append(d)
         for g in collect(fn, lambda o: o.name == "memref.get_global" and not inside_kernel(o)):
             t = g.results[0].type
-            with ir.InsertionPoint(g.next_op if hasattr(g, "next_op") else g), g.location:
-                pass
             with ir.InsertionPoint(first), g.location:
                 d = gpu.alloc(t, None, [], [], [])
             for use in list(g.results[0].uses):

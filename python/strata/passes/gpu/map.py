@@ -138,6 +138,13 @@ def reduction_combiner(op):
     users = [u.owner for u in out_arg.uses]
     if len(users) != 1:
         return None
+    # A contraction (several inputs read along the reduced dim) is not a row reduction.
+    _, _, maps = info
+    red = len(iters) - 1
+    reading = [m for m in maps[:-1] if any(isinstance(e, ir.AffineDimExpr) and e.position == red
+                                           for e in m.results)]
+    if len(reading) != 1:
+        return None
     return comb
 
 

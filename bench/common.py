@@ -1,0 +1,90 @@
+"""Shared helpers for strata's benchmarks: timing, IR statistics, machine description."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+import time
+
+import numpy as np
+from mlir import ir
+
+__all__ = ["per_call", "machine", "kernels_and_bytes", "torch_or_none"]
+
+
+def per_call(fn, args, budget=0.3, repeats=5):
+    """Best-of-``repeats`` mean seconds per call (after one warm-up call)."""
+    fn(*args)
+    best = float("inf")
+    for _ in range(repeats):
+        n, start = 0, time.perf_counter()
+        while True:
+            fn(*args)
+            n += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= budget / repeats:
+                break
+        best = min(best, elapsed / n)
+    return best
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import numpy
+
+    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
+            f"Python {platform.python_version()}, numpy {numpy.__version__}")
+
+
+def _bytes(t) -> int:
+    t = ir.MemRefType(t)
+    n = 1
+    for d in t.shape:
+        n *= d
+    return n * max(1, t.element_type.width // 8)
+
+
+def kernels_and_bytes(module_text_fused: str, bufferized: ir.Module):
+    """(loop nests at the fused level, bytes of intermediate buffers at the bufferized level)."""
+    kernels = len(re.findall(r"^\s{4}(?:%\S+ = )?(?:linalg\.(?!fill|yield|index)\w+|scf\.for)",
+                             module_text_fused, re.M))
+    total = 0
+
+    def visit(op):
+        nonlocal total
+        if op.name == "memref.alloc":
+            total += _bytes(op.results[0].type)
+        return ir.WalkResult.ADVANCE
+
+    bufferized.operation.walk(visit)
+    return kernels, total
+
+
+def torch_or_none():
+    try:
+        import torch  # noqa: F401
+
+        return torch
+    except ImportError:
+        return None
+
+
+def git_revision() -> str:
+    try:
+        return subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], text=True).strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)

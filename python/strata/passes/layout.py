@@ -1,0 +1,123 @@
+"""strata-layout: choose data layouts on linalg-on-tensors (transposes, conv layout, packing).
+
+Three rules, run per function in this order (see the layout_*.py modules):
+
+1. ``transposes``: fold ``linalg.transpose`` into the indexing maps of the
+   generics, reductions and matmuls that read it, push it into the elementwise
+   op that produces it, cancel transpose pairs and fold it into constants
+   (layout_transpose.py).
+2. ``conv-layout`` (auto|nchw|nhwc|keep): give each chain of NCHW convs, pools,
+   paddings and elementwise ops one layout for the whole function, converting
+   only at the chain's boundary; ``auto`` minimizes the number of conversions
+   (layout_conv.py). Rule 1 runs again afterwards, so boundary transposes meet
+   and cancel with the program's own.
+3. ``pack-matmul``: block ``linalg.matmul`` into ``linalg.pack``ed tiles
+   (upstream linalg-block-pack-matmul, ``block-m x block-n x block-k``), packing
+   constant operands with numpy and dropping the pack of the zero-filled
+   accumulator (layout_pack.py).
+
+    %t = linalg.transpose ins(%x : tensor<1x16x16x3xf32>) permutation = [0, 3, 1, 2]
+    %c = linalg.conv_2d_nchw_fchw ins(pad(%t), %w_const) ... ; relu ; pool ; conv ...
+    %o = linalg.transpose ins(%c2) permutation = [0, 2, 3, 1]
+    return %o
+  =>                                                   (conv-layout=auto)
+    %c = linalg.conv_2d_nhwc_hwcf ins(pad(%x), %w_const_hwcf) ... ; relu ; pool ; conv ...
+    return %c2            // remark: removed 2 layout conversions (2 before, 0 after); convs in NHWC
+
+With ``report=true`` each function that changed gets a remark at its location:
+``strata-layout: removed N layout conversions (M before, K after); convs in NHWC``,
+where M counts the ``linalg.transpose`` ops on entry plus the conversions that a
+per-op rewrite (a pair around each op whose layout changed, one per non-constant
+filter) would have added, and K the transposes left.
+
+Measured on this machine (2-core AVX2, see test/unit/test_layout.py's docstring):
+NHWC convs are not faster than NCHW ones in the current pipeline (strata-vectorize
+only vectorizes matmuls; conv loops are left to LLVM), so ``auto`` never pays a
+transpose just to get NHWC; it converts when that removes conversions. Packing is
+slower than strata-vectorize's 8x16 register-tiled matmul (the packed contraction
+is a linalg.generic that strata-vectorize does not match), so ``pack-matmul``
+defaults to false.
+
+Limits: entry-block ops with static shapes only; NHWC convs are never turned
+into NCHW; packing needs static matmul shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .base import Pass
+from .layout_common import count_ops, dce
+from .layout_conv import choose_and_rewrite
+from .layout_transpose import fold_constant_transposes, propagate_transposes
+
+__all__ = ["LayoutPass"]
+
+_MODES = ("auto", "nchw", "nhwc", "keep")
+
+
+@dataclass(frozen=True)
+class LayoutPass(Pass):
+    """Choose data layouts: propagate transposes, NHWC conv chains, packed matmuls."""
+
+    name = "strata-layout"
+    transposes: bool = True
+    conv_layout: str = "auto"
+    fold_matmul_transposes: bool = True
+    pack_matmul: bool = False
+    block_m: int = 8
+    block_n: int = 16
+    block_k: int = 1
+    report: bool = False
+
+    def run(self, module: ir.Operation) -> None:
+        if self.conv_layout not in _MODES:
+            self.fail(module, f"strata-layout: option 'conv-layout' must be one of "
+                              f"{', '.join(_MODES)}, got '{self.conv_layout}'")
+        funcs = []
+
+        def collect(op):
+            if op.name == "func.func" and op.regions[0].blocks:
+                funcs.append(op)
+            return ir.WalkResult.SKIP
+
+        for op in module.regions[0].blocks[0].operations:
+            collect(op.operation)
+        with module.context, ir.Location.unknown():
+            for func in funcs:
+                self._run_on(func)
+        if self.pack_matmul:
+            from .layout_pack import pack_matmuls
+
+            try:
+                for func in funcs:
+                    pack_matmuls(module, func, (self.block_m, self.block_n, self.block_k))
+            except ir.MLIRError as e:
+                self.fail(module, f"strata-layout: packing failed: {e}")
+
+    def _run_on(self, func) -> None:
+        before = count_ops(func, "linalg.transpose")
+        if self.transposes:
+            fold_constant_transposes(func)
+            propagate_transposes(func, self.fold_matmul_transposes)
+            dce(func)
+        res = choose_and_rewrite(func, self.conv_layout)
+        if self.transposes:
+            propagate_transposes(func, self.fold_matmul_transposes)
+        fold_constant_transposes(func)
+        dce(func)
+        after = count_ops(func, "linalg.transpose")
+        total_before = before + res.per_op_conversions
+        if self.report and (total_before != after or res.changed_ops):
+            where = "NHWC" if res.convs_nhwc == res.convs and res.convs else (
+                f"{res.convs_nhwc} of {res.convs} in NHWC" if res.convs_nhwc else "NCHW")
+            text = (f"strata-layout: removed {total_before - after} layout conversions "
+                    f"({total_before} before, {after} after)")
+            if res.convs:
+                text += f"; convs in {where}"
+                if res.per_op_choice_converts != res.convs_nhwc:
+                    text += (f" (deciding each conv alone would convert "
+                             f"{res.per_op_choice_converts})")
+            self.remark(func, text)

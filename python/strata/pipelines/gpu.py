@@ -1,0 +1,81 @@
+"""strata-gpu: the whole NVIDIA GPU pipeline, strata dialect to LLVM + a gpu.binary.
+
+    strata-gpu{chip=sm_90 features=+ptx80 format=bin opt-level=3 compile-to=llvm fusion=true}
+  = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
+    [func.func(linalg-fuse-elementwise-ops), canonicalize, cse], strata-decompose,
+    strata-gpu-map                                   linalg on tensors -> block/thread scf.forall
+    one-shot-bufferize{...}, canonicalize, cse, canonicalize
+    strata-gpu-launch                                foralls -> gpu.launch (shared memory, all_reduce)
+    func.func(convert-linalg-to-loops), canonicalize, cse
+    strata-gpu-host                                  gpu.alloc / gpu.memcpy / gpu.dealloc
+    buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, canonicalize, cse
+    gpu-kernel-outlining, func.func(gpu-async-region)                     <- compile-to=gpu
+    nvvm-attach-target{chip features O}, gpu.module(convert-gpu-to-nvvm)  <- compile-to=nvvm
+    gpu-module-to-binary{format}, gpu-to-llvm, host lowering to LLVM      <- compile-to=llvm
+
+``format=bin`` embeds a cubin (ptxas from the CUDA toolkit assembles it at
+compile time), ``format=isa`` embeds PTX text (JIT-compiled by the driver when
+the module loads). The result holds only ``llvm.*`` ops, ``gpu.binary`` and
+``gpu.launch_func`` (which the LLVM translation turns into mgpu* runtime calls).
+Functions take their results as out-params, like strata-cpu's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import StrataError
+from ..passes.base import Pass
+
+__all__ = ["GpuPipeline", "GPU_LEVELS"]
+
+GPU_LEVELS = ("gpu", "nvvm", "llvm")
+
+_BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map}")
+
+
+@dataclass(frozen=True)
+class GpuPipeline(Pass):
+    """Lower strata to LLVM + an embedded NVIDIA GPU binary (kernels via NVVM)."""
+
+    name = "strata-gpu"
+    chip: str = "sm_90"
+    features: str = "+ptx80"
+    format: str = "bin"
+    opt_level: int = 3
+    compile_to: str = "llvm"
+    fusion: bool = True
+
+    def elements(self) -> str:
+        if self.format not in ("bin", "isa", "fatbin"):
+            raise StrataError(f"strata-gpu: format must be bin, isa or fatbin, got '{self.format}'",
+                              location="<pass-pipeline>")
+        if self.compile_to not in GPU_LEVELS:
+            raise StrataError(f"strata-gpu: compile-to must be one of {', '.join(GPU_LEVELS)}, "
+                              f"got '{self.compile_to}'", location="<pass-pipeline>")
+        fuse = "func.func(linalg-fuse-elementwise-ops), canonicalize, cse, " if self.fusion else ""
+        parts = [
+            "strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse, " + fuse +
+            "strata-decompose, strata-gpu-map, " + _BUFFERIZE + ", canonicalize, cse, canonicalize, "
+            "strata-gpu-launch, func.func(convert-linalg-to-loops), canonicalize, cse, "
+            "strata-gpu-host, "
+            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
+            "canonicalize, cse, gpu-kernel-outlining, func.func(gpu-async-region)",
+        ]
+        if self.compile_to == "gpu":
+            return ", ".join(parts)
+        parts.append(
+            "convert-nvgpu-to-nvvm, convert-vector-to-scf, convert-scf-to-cf, convert-nvvm-to-llvm, "
+            "convert-func-to-llvm, expand-strided-metadata, "
+            f"nvvm-attach-target{{chip={self.chip} features={self.features} O={self.opt_level}}}, "
+            "lower-affine, convert-arith-to-llvm, convert-index-to-llvm, canonicalize, cse, "
+            "gpu.module(convert-gpu-to-nvvm{has-redux=1}, canonicalize, cse, "
+            "reconcile-unrealized-casts)")
+        if self.compile_to == "nvvm":
+            return ", ".join(parts)
+        parts.append(
+            f"gpu-module-to-binary{{format={self.format}}}, convert-math-to-llvm, gpu-to-llvm, "
+            "finalize-memref-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
+            "reconcile-unrealized-casts, canonicalize, cse")
+        return ", ".join(parts)

@@ -1,0 +1,69 @@
+// One RUN line per level of the CPU pipeline. Each prefix checks what the level
+// holds; --implicit-check-not bans, over the whole output, what must be gone.
+//
+// RUN: strata-opt %s --compile-to=strata | FileCheck %s --check-prefix=STRATA --implicit-check-not=linalg. --implicit-check-not=memref
+// RUN: strata-opt %s --compile-to=linalg | FileCheck %s --check-prefix=LINALG --implicit-check-not=strata. --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=fused | FileCheck %s --check-prefix=FUSED --implicit-check-not=strata. --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=layout | FileCheck %s --check-prefix=LAYOUT --implicit-check-not=strata. --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=bufferized | FileCheck %s --check-prefix=BUFFERIZED --implicit-check-not=strata. --implicit-check-not=tensor --implicit-check-not=linalg.softmax --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=llvm | FileCheck %s --check-prefix=LLVM --implicit-check-not=strata. --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=vector. --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=unrealized_conversion_cast
+
+// strata: canonicalized and verified strata ops, nothing lowered.
+// STRATA-LABEL: func.func @f
+// STRATA-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[B:.+]]: tensor<16xf32>) -> tensor<4x16xf32>
+// STRATA: %[[MM:.+]] = "strata.matmul"(%[[X]], %[[W]])
+// STRATA: %[[ADD:.+]] = "strata.add"(%[[MM]], %[[B]])
+// STRATA: %[[RELU:.+]] = "strata.relu"(%[[ADD]])
+// STRATA: %[[SM:.+]] = "strata.softmax"(%[[RELU]])
+// STRATA: return %[[SM]] : tensor<4x16xf32>
+
+// linalg: named ops and generics on tensors; softmax still aggregate.
+// LINALG-LABEL: func.func @f
+// LINALG-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[W:.+]]: tensor<8x16xf32>, %[[B:.+]]: tensor<16xf32>) -> tensor<4x16xf32>
+// LINALG: %[[MM:.+]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<4x8xf32>, tensor<8x16xf32>)
+// LINALG: %[[ADD:.+]] = linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<4x16xf32>, tensor<16xf32>)
+// LINALG: arith.addf
+// LINALG: %[[RELU:.+]] = linalg.generic {{.*}} ins(%[[ADD]] : tensor<4x16xf32>)
+// LINALG: arith.maximumf
+// LINALG: %[[SM:.+]] = linalg.softmax dimension(1) ins(%[[RELU]] : tensor<4x16xf32>)
+// LINALG: return %[[SM]] : tensor<4x16xf32>
+
+// fused: still on tensors; softmax decomposed (its exp is in a generic) and
+// the elementwise ops fused into their consumers.
+// FUSED-LABEL: func.func @f
+// FUSED-SAME: -> tensor<4x16xf32>
+// FUSED: linalg.matmul
+// FUSED: math.exp
+// FUSED: arith.divf
+// FUSED: return %{{.+}} : tensor<4x16xf32>
+
+// layout: the same contract as fused.
+// LAYOUT-LABEL: func.func @f
+// LAYOUT-SAME: -> tensor<4x16xf32>
+// LAYOUT: math.exp
+// LAYOUT: return %{{.+}} : tensor<4x16xf32>
+
+// bufferized: memrefs only, the result is an out-param, every alloc freed.
+// BUFFERIZED-LABEL: func.func @f
+// BUFFERIZED-SAME: (%[[X:.+]]: memref<4x8xf32>, %[[W:.+]]: memref<8x16xf32>, %[[B:.+]]: memref<16xf32>, %[[OUT:.+]]: memref<4x16xf32>) {
+// BUFFERIZED: %[[T:.+]] = memref.alloc() {{.*}}: memref<4x16xf32>
+// BUFFERIZED: outs(%[[OUT]] : memref<4x16xf32>)
+// BUFFERIZED: arith.divf
+// BUFFERIZED: memref.dealloc %[[T]] : memref<4x16xf32>
+// BUFFERIZED: return{{$}}
+
+// llvm: LLVM dialect only, with malloc/free for the temporaries.
+// LLVM-DAG: llvm.func @malloc(i64) -> !llvm.ptr
+// LLVM-DAG: llvm.func @free(!llvm.ptr)
+// LLVM-LABEL: llvm.func @f(
+// LLVM: llvm.call @malloc
+// LLVM: llvm.fdiv
+// LLVM: llvm.call @free
+// LLVM: llvm.return
+func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = "strata.add"(%0, %b) : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %2 = "strata.relu"(%1) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %3 = "strata.softmax"(%2) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %3 : tensor<4x16xf32>
+}
