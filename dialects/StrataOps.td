@@ -224,12 +224,16 @@ def Strata_BroadcastToOp : Strata_Op<"broadcast_to"> {
 }
 
 def Strata_ConcatOp : Strata_Op<"concat"> {
-  let summary = "join tensors along an existing axis";
+  let summary = "join two tensors along an existing axis";
   let description = [{
-    All inputs (at least one) have the same rank and element type and equal
-    dims except along `axis`, whose sizes add up in the result.
+    `lhs` and `rhs` have the same rank and element type and equal dims except
+    along `axis`, whose sizes add up in the result. The Python front end joins
+    more than two tensors with a left-to-right chain of `strata.concat`, which
+    strata-to-linalg lowers to one `tensor.insert_slice` per input. (The op is
+    binary because IRDL binds one type per constraint value: a variadic operand
+    could only hold tensors of one type.)
   }];
-  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs, I64Attr:$axis);
   let results = (outs AnyRankedTensor:$result);
 }
 

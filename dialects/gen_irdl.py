@@ -64,9 +64,12 @@ def _operation(records, op):
             v = value(f"irdl.base {base}" if base else "irdl.any")
             attrs.append(f'"{name}" = {v}')
         else:
-            variadic = "variadic " if _is(records, kind, "Variadic") else ""
+            if _is(records, kind, "Variadic"):
+                # One IRDL constraint value binds one type, so a variadic operand would
+                # force all its operands to be equal: the op set has none.
+                sys.exit(f"gen_irdl: {op}.{name}: variadic operands are not supported")
             v = value(f'irdl.base "{_type_base(records, kind)}"')
-            operands.append(f"{name}: {variadic}{v}")
+            operands.append(f"{name}: {v}")
     for res, name in rec["results"]["args"]:
         v = value(f'irdl.base "{_type_base(records, res["def"])}"')
         results.append(f"{name}: {v}")

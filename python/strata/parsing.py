@@ -54,14 +54,40 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
         try:
             op = ir.Operation.parse(padded, source_name=filename)
         except ir.MLIRError as err:
-            diags = parse_diagnostics(err)
+            diags = parse_diagnostics(err, padded, filename)
             if not (len(diags) == 1 and "single top-level operation" in diags[0].message):
                 raise StrataError(diagnostics=diags) from None
+            wrapped = _wrap_in_module(padded)
             try:
-                op = ir.Operation.parse("module {" + padded + "\n}", source_name=filename)
+                op = ir.Operation.parse(wrapped, source_name=filename)
             except ir.MLIRError as err2:
-                raise StrataError(diagnostics=parse_diagnostics(err2)) from None
+                raise StrataError(diagnostics=parse_diagnostics(err2, wrapped, filename)) from None
         return _owned_by_module(op.operation)
+
+
+_ALIAS = re.compile(r"^\s*[#!][\w.$\-]+\s*=")
+
+
+def _wrap_in_module(text: str) -> str:
+    """``module { ... }`` around the top-level ops, keeping aliases outside and lines in place.
+
+    ``module {`` goes at the end of the last alias definition (or on a blank line)
+    before the first op, so no line moves; only if there is no such line does it
+    precede the first line.
+    """
+    lines = text.split("\n")
+    first_op = next((i for i, line in enumerate(lines)
+                     if line.strip() and not line.strip().startswith("//")
+                     and not _ALIAS.match(line)), len(lines))
+    aliases = [i for i in range(first_op) if _ALIAS.match(lines[i])]
+    blanks = [i for i in range(first_op) if not lines[i].strip()]
+    if aliases:
+        lines[aliases[-1]] += " module {"
+    elif blanks:
+        lines[blanks[-1]] = "module {"
+    else:
+        lines[0] = "module {" + lines[0]
+    return "\n".join(lines) + "\n}"
 
 
 def _owned_by_module(op: ir.Operation) -> ir.Operation:

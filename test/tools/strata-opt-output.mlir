@@ -33,7 +33,7 @@
 // RUN: ls -A %t.dir | FileCheck %s --check-prefix=DIR
 
 // Writing through a symlink updates its target and keeps the link.
-// RUN: rm -f %t.target %t.link
+// RUN: rm -f %t.link %t.target
 // RUN: echo "old" > %t.target
 // RUN: ln -s %t.target %t.link
 // RUN: strata-opt %s --split-input-file --strata-canonicalize -o %t.link

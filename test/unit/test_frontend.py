@@ -471,3 +471,30 @@ def test_error_message_format_of_the_module_text():
     diags = strata_diagnostics(parse_module(src, "in.mlir", new_context()))
     assert [str(d) for d in diags] == [
         "in.mlir:2:8: error: matmul: inner dimensions differ (8 vs 4)"]
+
+
+def test_concat_of_different_sizes_verifies():
+    m = strata.trace(lambda x, y: (strata.concat([x, y], axis=0),
+                                   strata.concat([y, x, y, np.ones((1, 4), np.float32)], -2)),
+                     np.ones((6, 4), np.float32), np.ones((2, 4), np.float32))
+    x, y = np.zeros((6, 4)), np.zeros((2, 4))
+    ref = [np.concatenate([x, y], axis=0).shape, np.concatenate([y, x, y, y[:1]], -2).shape]
+    assert returned(m) == [(r, "f32") for r in ref]
+    assert [n for n, _ in strata_ops(m)].count("strata.concat") == 1 + 3
+    assert_verifies(m)
+
+
+def test_module_verify_reports_mlir_errors_too():
+    from mlir import ir
+
+    m = strata.Module()
+    f = m.function("f", x=F32)
+    f.ret(f.args[0] * 2)
+    m.verify()
+    with m.context, ir.Location.unknown():  # break the function type behind its back
+        wrong = ir.FunctionType.get([f.args[0].type], [ir.RankedTensorType.get(
+            [7], ir.F32Type.get())])
+        f.op.attributes["function_type"] = ir.TypeAttr.get(wrong)
+    with pytest.raises(StrataError) as ei:
+        m.verify()
+    assert re.search(r"error: .*(type|match)", str(ei.value)), str(ei.value)

@@ -26,7 +26,7 @@ from strata.tools import opt
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STRATA_OPT = os.path.join(os.path.dirname(sys.executable), "strata-opt")
 DIAG = re.compile(r"^.+:\d+:\d+: error: ")
-CASES = int(os.environ.get("STRATA_FUZZ_CASES", "60"))
+CASES = int(os.environ.get("STRATA_FUZZ_CASES", "100"))
 
 SEEDS = [
     """\
@@ -58,9 +58,9 @@ func.func @reduce(%x: tensor<2x3x4xf16>) -> (tensor<2x1x4xf16>, tensor<4xf16>, t
 }
 """,
     """\
-func.func @shape(%x: tensor<4x4xi32>, %y: tensor<4x4xi32>) -> tensor<2x3x8xi32> {
+func.func @shape(%x: tensor<6x4xi32>, %y: tensor<2x4xi32>) -> tensor<2x3x8xi32> {
   %c = "strata.constant"() {value = dense<[1, 2, 3, 4]> : tensor<4xi32>} : () -> tensor<4xi32>
-  %0 = "strata.concat"(%x, %y) {axis = 0 : i64} : (tensor<4x4xi32>, tensor<4x4xi32>) -> tensor<8x4xi32>
+  %0 = "strata.concat"(%x, %y) {axis = 0 : i64} : (tensor<6x4xi32>, tensor<2x4xi32>) -> tensor<8x4xi32>
   %1 = "strata.sub"(%0, %c) : (tensor<8x4xi32>, tensor<4xi32>) -> tensor<8x4xi32>
   %2 = "strata.slice"(%1) {starts = array<i64: 1, 0>, limits = array<i64: 7, 4>, steps = array<i64: 2, 1>} : (tensor<8x4xi32>) -> tensor<3x4xi32>
   %3 = "strata.reshape"(%2) : (tensor<3x4xi32>) -> tensor<1x3x4xi32>

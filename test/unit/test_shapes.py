@@ -251,7 +251,6 @@ def reshape_cases(draw):
     shape = draw(shapes)
     n = int(np.prod(shape))
     if draw(st.booleans()):  # a shuffled factorization of n: often valid
-        target = list(draw(st.lists(dims, max_size=4)))
         factors = []
         m = n
         for p in (2, 3, 5):

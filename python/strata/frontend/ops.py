@@ -313,7 +313,7 @@ def layer_norm(x, scale=None, bias=None, axis: int = -1, epsilon: float = 1e-5):
     shape, dtype = S.layer_norm(x.shape, scale.shape, bias.shape,
                                 [x.dtype, scale.dtype, bias.dtype], axis, epsilon)
     attrs = {}
-    with scope.context:
+    with scope.context, user_location():
         if axis != -1:
             attrs["axis"] = _i64(scope, axis)
         if epsilon != 1e-5:
@@ -368,9 +368,16 @@ def broadcast_to(x, shape: Sequence[int]):
 @_user_errors
 def concat(values: Sequence, axis: int = 0):
     """numpy ``concatenate`` along an existing axis."""
-    scope, tensors = _as_tensors(*list(values))
-    shape, dtype = S.concat([t.shape for t in tensors], [t.dtype for t in tensors], axis)
-    return _emit(scope, "concat", tensors, shape, dtype, {"axis": _i64(scope, axis)})
+    values = list(values)
+    if not values:
+        raise S.ShapeError("concat: needs at least one input")
+    scope, tensors = _as_tensors(*values)
+    S.concat([t.shape for t in tensors], [t.dtype for t in tensors], axis)  # all-input check
+    out = tensors[0]
+    for t in tensors[1:]:  # strata.concat is binary: a left-to-right chain
+        shape, dtype = S.concat([out.shape, t.shape], [out.dtype, t.dtype], axis)
+        out = _emit(scope, "concat", [out, t], shape, dtype, {"axis": _i64(scope, axis)})
+    return out
 
 
 def _slice(scope, x, starts, limits, steps):
@@ -509,7 +516,7 @@ def avg_pool2d(x, kernel, stride=None, padding=0, layout: str = "NCHW"):
 def dense_attr(array: np.ndarray, dtype: str) -> ir.DenseElementsAttr:
     """A dense elements attribute of ``dtype`` holding ``array`` (in the current context)."""
     t = tensor_type(array.shape, dtype)
-    data = np.ascontiguousarray(np.asarray(array).astype(numpy_dtype(dtype)))
+    data = np.asarray(array).astype(numpy_dtype(dtype), order="C")  # keeps rank 0
     if dtype in ("bf16", "f16"):
         data = data.view(np.uint16)
     return ir.DenseElementsAttr.get(data, signless=True, type=t.element_type)

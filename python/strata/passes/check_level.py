@@ -22,6 +22,10 @@ __all__ = ["CheckLevelPass"]
 _ALWAYS = {"builtin.module", "func.func", "func.return", "func.call", "builtin.unrealized_conversion_cast"}
 
 
+def _is_tensor(t) -> bool:
+    return isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
+
+
 @dataclass(frozen=True)
 class CheckLevelPass(Pass):
     """Check that only the ops a pipeline level allows remain (a level's contract)."""
@@ -52,6 +56,10 @@ class CheckLevelPass(Pass):
                                     for r in op.results):
                 problems.append((op, f"level '{self.level}' allows no tensor values; "
                                      f"'{name}' produces one"))
+            elif no_tensors and any(_is_tensor(a.type) for region in op.regions
+                                    for block in region.blocks for a in block.arguments):
+                problems.append((op, f"level '{self.level}' allows no tensor values; "
+                                     f"'{name}' has a tensor block argument"))
             return ir.WalkResult.ADVANCE
 
         module.walk(visit)

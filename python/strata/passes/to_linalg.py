@@ -86,10 +86,16 @@ class ToLinalgPass(Pass):
             return ir.WalkResult.ADVANCE
 
         module.walk(collect)
+        absorbed = [op for op in ops if op.name == "strata.concat" and
+                    shape_ops.absorbed_concat(op)]
         for op in ops:
+            if any(op == a for a in absorbed):
+                continue
             try:
                 value = lower_op(op)
             except LoweringError as e:
                 self.fail(op, f"strata-to-linalg: {e}")
             op.results[0].replace_all_uses_with(value)
+            op.erase()
+        for op in reversed(absorbed):  # inner concats of a chain, now unused
             op.erase()

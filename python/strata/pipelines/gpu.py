@@ -3,11 +3,11 @@
     strata-gpu{chip=sm_90 features=+ptx80 format=bin opt-level=3 compile-to=llvm fusion=true}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
     [func.func(linalg-fuse-elementwise-ops), canonicalize, cse], strata-decompose,
-    strata-gpu-map                                   linalg on tensors -> block/thread scf.forall
+    strata-gpu-map                         linalg on tensors -> block/thread scf.forall
     one-shot-bufferize{...}, canonicalize, cse, canonicalize
-    strata-gpu-launch                                foralls -> gpu.launch (shared memory, all_reduce)
+    strata-gpu-launch                      foralls -> gpu.launch (shared memory, all_reduce)
     func.func(convert-linalg-to-loops), canonicalize, cse
-    strata-gpu-host                                  gpu.alloc / gpu.memcpy / gpu.dealloc
+    strata-gpu-host                        gpu.alloc / gpu.memcpy / gpu.dealloc
     buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, canonicalize, cse
     gpu-kernel-outlining, func.func(gpu-async-region)                     <- compile-to=gpu
     nvvm-attach-target{chip features O}, gpu.module(convert-gpu-to-nvvm)  <- compile-to=nvvm
@@ -57,7 +57,8 @@ class GpuPipeline(Pass):
         fuse = "func.func(linalg-fuse-elementwise-ops), canonicalize, cse, " if self.fusion else ""
         parts = [
             "strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse, " + fuse +
-            "strata-decompose, strata-gpu-map, " + _BUFFERIZE + ", canonicalize, cse, canonicalize, "
+            "strata-decompose, strata-gpu-map, " + _BUFFERIZE +
+            ", canonicalize, cse, canonicalize, "
             "strata-gpu-launch, func.func(convert-linalg-to-loops), canonicalize, cse, "
             "strata-gpu-host, "
             "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
@@ -66,7 +67,8 @@ class GpuPipeline(Pass):
         if self.compile_to == "gpu":
             return ", ".join(parts)
         parts.append(
-            "convert-nvgpu-to-nvvm, convert-vector-to-scf, convert-scf-to-cf, convert-nvvm-to-llvm, "
+            "convert-nvgpu-to-nvvm, convert-vector-to-scf, convert-scf-to-cf, "
+            "convert-nvvm-to-llvm, "
             "convert-func-to-llvm, expand-strided-metadata, "
             f"nvvm-attach-target{{chip={self.chip} features={self.features} O={self.opt_level}}}, "
             "lower-affine, convert-arith-to-llvm, convert-index-to-llvm, canonicalize, cse, "

@@ -393,4 +393,9 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
         out.mlir = _clone(module.mlir)
         lower(out.mlir, compile_to, fusion=fusion)
         return out
-    return Program(module, fusion=fusion, opt_level=opt_level)
+    program = Program(module, fusion=fusion, opt_level=opt_level)
+    if callable(fn_or_module) and not isinstance(fn_or_module, Module):
+        # guards name a traced function's parameters, as jit's do
+        program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))
+                               for k, v in program._signatures.items()}
+    return program

@@ -20,17 +20,22 @@ from __future__ import annotations
 import ctypes
 import functools
 import time
-from functools import lru_cache
 
 from mlir import ir
 
-from ..context import new_context
 from ..errors import StrataError
 from ..frontend.locations import location_text
 from ..frontend.module import Module, trace
 from ..pipelines.runner import run_pipeline
-from .api import CompiledFunction, CompileStats, _clone, _coerce, _keep_only, \
-    _widen_bool_results, parse
+from .api import (
+    CompiledFunction,
+    CompileStats,
+    _clone,
+    _coerce,
+    _keep_only,
+    _widen_bool_results,
+    parse,
+)
 from .engine import Engine, runtime_library
 
 __all__ = ["cuda_available", "compile_cuda", "CudaProgram", "cuda_runtime_library"]
@@ -38,7 +43,7 @@ __all__ = ["cuda_available", "compile_cuda", "CudaProgram", "cuda_runtime_librar
 _CC_MAJOR, _CC_MINOR = 75, 76  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{MAJOR,MINOR}
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def cuda_available() -> tuple[bool, str]:
     """``(True, "sm_90: <n> device(s)")`` when a CUDA device answers, else ``(False, why)``."""
     try:
@@ -252,5 +257,3 @@ def compile_cuda(fn_or_module, *examples, chip: str = "sm_90", features: str = "
     return CudaProgram(module, chip=chip, features=features, format=format,
                        opt_level=opt_level, fusion=fusion)
 
-
-_ = new_context  # the context helpers are shared with the CPU runtime

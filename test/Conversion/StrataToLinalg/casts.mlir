@@ -49,7 +49,8 @@ func.func @bf16_to_f16(%x: tensor<4xbf16>) -> tensor<4xf16> {
 // -----
 
 // float -> i32 truncates with a saturating clamp to [-2^31, 2^31 - 128] (the
-// largest f32 below 2^31), and NaN becomes 0.
+// largest f32 below 2^31); at or above 2^31 it saturates to INT32_MAX, and NaN
+// becomes 0.
 // CHECK-LABEL: func.func @f32_to_i32
 // CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
 // CHECK-NOT: strata.
@@ -61,9 +62,13 @@ func.func @bf16_to_f16(%x: tensor<4xbf16>) -> tensor<4xf16> {
 // CHECK-NEXT: %[[A:.+]] = arith.maximumf %[[V]], %[[LO]] : f32
 // CHECK-NEXT: %[[B:.+]] = arith.minimumf %[[A]], %[[HI]] : f32
 // CHECK-NEXT: %[[I:.+]] = arith.fptosi %[[B]] : f32 to i32
+// CHECK-NEXT: %[[LIM:.+]] = arith.constant 2.14748365E+9 : f32
+// CHECK-NEXT: %[[BIG:.+]] = arith.cmpf oge, %[[V]], %[[LIM]] : f32
+// CHECK-NEXT: %[[MAX:.+]] = arith.constant 2147483647 : i32
+// CHECK-NEXT: %[[SAT:.+]] = arith.select %[[BIG]], %[[MAX]], %[[I]] : i32
 // CHECK-NEXT: %[[NAN:.+]] = arith.cmpf uno, %[[V]], %[[V]] : f32
 // CHECK-NEXT: %[[Z:.+]] = arith.constant 0 : i32
-// CHECK-NEXT: %[[S:.+]] = arith.select %[[NAN]], %[[Z]], %[[I]] : i32
+// CHECK-NEXT: %[[S:.+]] = arith.select %[[NAN]], %[[Z]], %[[SAT]] : i32
 // CHECK-NEXT: linalg.yield %[[S]] : i32
 // CHECK: return %[[R]]
 func.func @f32_to_i32(%x: tensor<4xf32>) -> tensor<4xi32> {
@@ -82,8 +87,10 @@ func.func @f32_to_i32(%x: tensor<4xf32>) -> tensor<4xi32> {
 // CHECK: %[[A:.+]] = arith.maximumf %[[E]], %{{.+}} : f32
 // CHECK-NEXT: %[[B:.+]] = arith.minimumf %[[A]], %{{.+}} : f32
 // CHECK-NEXT: %[[I:.+]] = arith.fptosi %[[B]] : f32 to i32
+// CHECK: %[[BIG:.+]] = arith.cmpf oge, %[[E]], %{{.+}} : f32
+// CHECK: %[[SAT:.+]] = arith.select %[[BIG]], %{{.+}}, %[[I]] : i32
 // CHECK-NEXT: %[[NAN:.+]] = arith.cmpf uno, %[[E]], %[[E]] : f32
-// CHECK: arith.select %[[NAN]], %{{.+}}, %[[I]] : i32
+// CHECK: arith.select %[[NAN]], %{{.+}}, %[[SAT]] : i32
 func.func @f16_to_i32(%x: tensor<4xf16>) -> tensor<4xi32> {
   %0 = "strata.cast"(%x) : (tensor<4xf16>) -> tensor<4xi32>
   return %0 : tensor<4xi32>

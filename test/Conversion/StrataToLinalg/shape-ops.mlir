@@ -167,7 +167,8 @@ func.func @broadcast_to_stretch(%x: tensor<4x1xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
-// concat: an empty result and one insert_slice per input, chained, at running offsets.
+// concat: a chain of binary concats along one axis lowers as one concat: an empty
+// result and one insert_slice per input, at running offsets.
 // CHECK-LABEL: func.func @concat
 // CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x3xf32>)
 // CHECK-NOT: strata.
@@ -177,8 +178,9 @@ func.func @broadcast_to_stretch(%x: tensor<4x1xf32>) -> tensor<2x4x8xf32> {
 // CHECK: %[[S2:.+]] = tensor.insert_slice %[[A]] into %[[S1]][0, 6] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x9xf32>
 // CHECK-NEXT: return %[[S2]]
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x9xf32> {
-  %0 = "strata.concat"(%a, %b, %a) {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
-  return %0 : tensor<2x9xf32>
+  %0 = "strata.concat"(%a, %b) {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  %1 = "strata.concat"(%0, %a) {axis = -1 : i64} : (tensor<2x6xf32>, tensor<2x3xf32>) -> tensor<2x9xf32>
+  return %1 : tensor<2x9xf32>
 }
 
 // -----

@@ -391,9 +391,9 @@ func.func @f(%a: tensor<3xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// concat needs at least one input.
+// concat is binary (IRDL checks the operand count).
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{concat: needs at least one input}}
+  // expected-error@+1 {{op expects exactly 2 operands, but got 0}}
   %0 = "strata.concat"() {axis = 0 : i64} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

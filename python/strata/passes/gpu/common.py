@@ -80,7 +80,8 @@ def loop_info(op: ir.Operation):
     if op.name != "linalg.generic":
         return None
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
-    iters = [str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    iters = [str(a).split("<")[-1].rstrip(">")
+             for a in ir.ArrayAttr(op.attributes["iterator_types"])]
     ranges = [None] * len(iters)
     for v, m in zip(op.operands, maps, strict=False):
         st = _shaped(v)

@@ -15,11 +15,13 @@ chosen by the strategy tag on the linalg op inside:
   strided (coalesced) loop, one ``gpu.all_reduce`` and a store by thread 0.
   f16/bf16 accumulate in f32.
 
-    scf.forall (%r) in (128) { linalg.generic {strata.gpu = "reduce"} ins(%row : memref<1x1000xf32, strided..>) }
+    scf.forall (%r) in (128) {
+      linalg.generic {strata.gpu = "reduce"} ins(%row : memref<1x1000xf32, strided..>) }
         {mapping = [#gpu.block<x>]}
   =>
     gpu.launch blocks(%bx, ..) in (%c128, %c1, %c1) threads(%tx, ..) in (%c256, %c1, %c1) {
-      %p = scf.for %j = %tx to %c1000 step %c256 iter_args(%a = %zero) -> (f32) { memref.load; arith.addf }
+      %p = scf.for %j = %tx to %c1000 step %c256 iter_args(%a = %zero) -> (f32) {
+        memref.load; arith.addf }
       %s = gpu.all_reduce add %p uniform {} : (f32) -> f32
       scf.if (%tx == 0) { memref.store (%init + %s) }
     }
@@ -42,7 +44,7 @@ from mlir.dialects import arith, gpu, memref, scf
 from ...codegen.transform import apply_script, script
 from ..base import Pass
 from .common import STRATEGY, T, collect, divisor_at_most, functions, inside_kernel, loop_info
-from .map import COMBINERS, reduction_combiner, tile_ops
+from .map import COMBINERS, reduction_combiners, tile_ops
 
 __all__ = ["GpuLaunchPass"]
 
@@ -280,32 +282,33 @@ def _neutral(kind, t):
 
 def emit_block_reduce(op, threads, fail):
     """Replaces a row-reduction generic in a launch by a strided loop + gpu.all_reduce."""
-    comb = reduction_combiner(op)
+    combs = reduction_combiners(op)
     info = loop_info(op)
-    if comb is None or info is None:
+    if combs is None or info is None:
         fail(f"not a row reduction: {op.name} at {op.location}")
     ranges, iters, maps = info
     if any(r != 1 for r, it in zip(ranges, iters, strict=True) if it == "parallel"):
         fail(f"row reduction with more than one row per block at {op.location}")
-    kind = COMBINERS[comb.name]
     block = op.regions[0].blocks[0]
     args = list(block.arguments)
-    out_arg = args[-1]
-    n_in = len(args) - 1
-    elem_t = comb.results[0].type
-    acc_t = ir.F32Type.get() if str(elem_t) in _WIDEN else elem_t
+    n_out = len(combs)
+    n_in = len(args) - n_out
+    out_args = args[n_in:]
+    kinds = [COMBINERS[c.name] for c in combs]
+    elem_ts = [c.results[0].type for c in combs]
+    acc_ts = [ir.F32Type.get() if str(t) in _WIDEN else t for t in elem_ts]
     red_dim = len(ranges) - 1
+    comb_keys = {_key(c.results[0]) for c in combs}
     with ir.InsertionPoint(op), op.location:
         c0 = _index(0)
         ccols = _index(ranges[-1])
         cstep = _index(threads)
         tx = gpu.thread_id(gpu.Dimension.x)
-        zero = _neutral(kind, acc_t)
-        loop = scf.ForOp(tx, ccols, cstep, [zero])
+        zeros = [_neutral(k, t) for k, t in zip(kinds, acc_ts, strict=True)]
+        loop = scf.ForOp(tx, ccols, cstep, zeros)
         with ir.InsertionPoint(loop.body):
             j = loop.induction_variable
-            acc = loop.inner_iter_args[0]
-            values = {}
+            mapping = {}
             for k in range(n_in):
                 idx = []
                 for e in maps[k].results:
@@ -314,16 +317,18 @@ def emit_block_reduce(op, threads, fail):
                     elif isinstance(e, ir.AffineConstantExpr):
                         idx.append(_index(e.value))
                     else:
-                        dims = [c0] * (len(ranges) - 1) + [j]
                         from mlir.dialects import affine
+
+                        dims = [c0] * (len(ranges) - 1) + [j]
                         idx.append(affine.apply(ir.AffineMap.get(len(ranges), 0, [e]), dims))
-                values[k] = memref.load(op.operands[k], idx) if idx or True else None
-            mapping = {}
-            for k in range(n_in):
-                mapping[_key(args[k])] = values[k]
+                if isinstance(op.operands[k].type, ir.MemRefType):
+                    mapping[_key(args[k])] = memref.load(op.operands[k], idx)
+                else:
+                    mapping[_key(args[k])] = op.operands[k]
             for inner in list(block.operations):
                 inner = inner.operation
-                if inner == comb or inner.name == "linalg.yield":
+                if inner.name == "linalg.yield" or any(
+                        _key(r) in comb_keys for r in inner.results):
                     continue
                 clone = inner.clone()
                 for i, v in enumerate(list(clone.operands)):
@@ -331,34 +336,43 @@ def emit_block_reduce(op, threads, fail):
                         clone.operands[i] = mapping[_key(v)]
                 for old, new in zip(inner.results, clone.results, strict=True):
                     mapping[_key(old)] = new
-            other = [v for v in comb.operands if v != out_arg][0]
-            v = mapping.get(_key(other), other)
-            if acc_t != elem_t:
-                v = arith.extf(acc_t, v)
-            new = ir.Operation.create(comb.name, results=[acc_t], operands=[acc, v],
-                                      attributes={a: comb.attributes[a] for a in comb.attributes})
-            scf.yield_([new.result])
-        total = gpu.all_reduce(loop.results[0], op=gpu.AllReduceOperation[kind.upper()],
-                               uniform=True)
-        out = op.operands[n_in]
-        out_idx = [c0] * ir.ShapedType(out.type).rank
-        init = memref.load(out, out_idx)
-        if acc_t != elem_t:
-            init = arith.extf(acc_t, init)
-        res = ir.Operation.create(comb.name, results=[acc_t], operands=[init, total],
-                                  attributes={a: comb.attributes[a] for a in comb.attributes}).result
-        if acc_t != elem_t:
-            res = arith.truncf(elem_t, res)
+            new_accs = []
+            for i, comb in enumerate(combs):
+                other = [v for v in comb.operands if v != out_args[i]][0]
+                v = mapping.get(_key(other), other)
+                if acc_ts[i] != elem_ts[i]:
+                    v = arith.extf(acc_ts[i], v)
+                new_accs.append(ir.Operation.create(
+                    comb.name, results=[acc_ts[i]], operands=[loop.inner_iter_args[i], v],
+                    attributes={a: comb.attributes[a] for a in comb.attributes}).result)
+            scf.yield_(new_accs)
+        results = []
+        for i, comb in enumerate(combs):
+            total = gpu.all_reduce(loop.results[i], op=gpu.AllReduceOperation[kinds[i].upper()],
+                                   uniform=True)
+            out = op.operands[n_in + i]
+            out_idx = [c0] * ir.ShapedType(out.type).rank
+            init = memref.load(out, out_idx)
+            if acc_ts[i] != elem_ts[i]:
+                init = arith.extf(acc_ts[i], init)
+            res = ir.Operation.create(comb.name, results=[acc_ts[i]], operands=[init, total],
+                                      attributes={a: comb.attributes[a]
+                                                  for a in comb.attributes}).result
+            if acc_ts[i] != elem_ts[i]:
+                res = arith.truncf(elem_ts[i], res)
+            results.append((res, out, out_idx))
         is0 = arith.cmpi(arith.CmpIPredicate.eq, tx, c0)
         branch = scf.IfOp(is0)
         with ir.InsertionPoint(branch.then_block):
-            memref.store(res, out, out_idx)
+            for res, out, out_idx in results:
+                memref.store(res, out, out_idx)
             scf.yield_([])
     op.erase()
 
 
 def _key(v):
-    return v.get_name() if False else (v.owner.__class__, hash(v))
+    """A dict key for an SSA value (Python value objects are not unique per value)."""
+    return hash(v)
 
 
 def workgroup_allocs_into_launch(module, fail):

@@ -19,7 +19,8 @@ static shapes. Each linalg op becomes one future kernel, chosen by its shape:
   16 (a divisor of K); strata-gpu-launch later stages the K tiles in shared
   memory and distributes the tile over 16x16 threads::
 
-    scf.forall (%i, %j) ... step (64, 64) { scf.for %k step 16 { linalg.matmul {strata.gpu = "matmul"} } }
+    scf.forall (%i, %j) ... step (64, 64) {
+      scf.for %k step 16 { linalg.matmul {strata.gpu = "matmul"} } }
         {mapping = [#gpu.block<y>, #gpu.block<x>]}
 
 * reductions over the innermost loop with a single combiner (sum, max, the
@@ -48,10 +49,18 @@ from mlir import ir
 
 from ...codegen.transform import apply_script, script
 from ..base import Pass
-from .common import STRATEGY, T, collect, divisor_at_most, functions, inside_kernel, loop_info, \
-    output_order
+from .common import (
+    STRATEGY,
+    T,
+    collect,
+    divisor_at_most,
+    functions,
+    inside_kernel,
+    loop_info,
+    output_order,
+)
 
-__all__ = ["GpuMapPass", "classify", "tile_ops"]
+__all__ = ["GpuMapPass", "classify", "tile_ops", "reduction_combiners"]
 
 _KEEP = {"linalg.generic", "linalg.fill", "linalg.matmul", "linalg.batch_matmul", "linalg.yield",
          "linalg.index", "linalg.softmax"}
@@ -112,40 +121,49 @@ def _num_dps_outs(op):
     return list(ir.DenseI32ArrayAttr(seg))[1]
 
 
-def reduction_combiner(op):
-    """The combiner op of a single-output, innermost-loop reduction generic, else None."""
-    if op.name != "linalg.generic" or _num_dps_outs(op) != 1:
+def reduction_combiners(op):
+    """The combiner op of each output of an innermost-loop row reduction generic, else None.
+
+    Each output ``i`` must be yielded as ``combiner_i(%out_i, f(inputs))`` (sum,
+    max, ...; several outputs reduce the same row together, e.g. mean and
+    variance), and only one input may be read along the reduced dim (otherwise
+    it is a contraction, mapped one thread per output).
+    """
+    if op.name != "linalg.generic":
         return None
     info = loop_info(op)
     if info is None:
         return None
-    _, iters, _ = info
+    _, iters, maps = info
     if iters.count("reduction") != 1 or iters[-1] != "reduction":
         return None
     if iters.count("parallel") > 3:
         return None
+    n_out = _num_dps_outs(op)
     block = op.regions[0].blocks[0]
-    out_arg = block.arguments[len(block.arguments) - 1]
+    args = list(block.arguments)
+    outs = args[len(args) - n_out:]
     ops = [o.operation for o in block.operations]
-    yielded = ops[-1].operands[0]
-    comb = getattr(yielded.owner, "operation", yielded.owner)
-    if not isinstance(comb, ir.Operation) or comb.name not in COMBINERS:
-        return None
-    if len(comb.operands) != 2 or out_arg not in list(comb.operands):
-        return None
-    if comb.operands[0] == comb.operands[1]:
-        return None
-    users = [u.owner for u in out_arg.uses]
-    if len(users) != 1:
-        return None
-    # A contraction (several inputs read along the reduced dim) is not a row reduction.
-    _, _, maps = info
+    combs = []
+    for out_arg, yielded in zip(outs, ops[-1].operands, strict=True):
+        comb = getattr(yielded.owner, "operation", yielded.owner)
+        if not isinstance(comb, ir.Operation) or comb.name not in COMBINERS:
+            return None
+        if len(comb.operands) != 2 or out_arg not in list(comb.operands):
+            return None
+        if comb.operands[0] == comb.operands[1]:
+            return None
+        if len(list(out_arg.uses)) != 1:
+            return None
+        if any(u.owner.name != "linalg.yield" for u in comb.results[0].uses):
+            return None
+        combs.append(comb)
     red = len(iters) - 1
-    reading = [m for m in maps[:-1] if any(isinstance(e, ir.AffineDimExpr) and e.position == red
-                                           for e in m.results)]
+    reading = [m for m in maps[:len(maps) - n_out]
+               if any(isinstance(e, ir.AffineDimExpr) and e.position == red for e in m.results)]
     if len(reading) != 1:
         return None
-    return comb
+    return combs
 
 
 def classify(op) -> str | None:
@@ -160,7 +178,7 @@ def classify(op) -> str | None:
         return "matmul"
     if all(i == "parallel" for i in iters):
         return "elementwise"
-    if reduction_combiner(op) is not None:
+    if reduction_combiners(op) is not None:
         return "reduce"
     return "thread"
 

@@ -86,6 +86,10 @@ def fptosi_saturating(x: ir.Value, to: ir.Type) -> ir.Value:
     hi = arith.constant(xf.type, 2.0 ** (to.width - 1) - 2 ** (to.width - 25 if to.width > 24 else 0))
     clamped = arith.minimumf(arith.maximumf(xf, lo), hi)
     as_int = arith.fptosi(to, clamped)
+    # hi is the largest float below 2**(w-1): at or above that, saturate to INT_MAX
+    too_big = arith.cmpf(arith.CmpFPredicate.OGE, xf,
+                         arith.constant(xf.type, 2.0 ** (to.width - 1)))
+    as_int = arith.select(too_big, arith.constant(to, 2 ** (to.width - 1) - 1), as_int)
     is_nan = arith.cmpf(arith.CmpFPredicate.UNO, xf, xf)
     return arith.select(is_nan, arith.constant(to, 0), as_int)
 

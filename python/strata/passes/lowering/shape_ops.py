@@ -113,9 +113,33 @@ def lower_broadcast_to(op):
     return linalg.broadcast(x, outs=[init], dimensions=list(range(lead))).results[0]
 
 
+def absorbed_concat(op) -> bool:
+    """A concat that is the lhs of its only user, a concat along the same axis.
+
+    strata.concat is binary; a chain ``concat(concat(a, b), c)`` lowers as one
+    concat of ``a, b, c``, so the inner op is skipped and absorbed by the outer.
+    """
+    users = list(op.results[0].uses)
+    if len(users) != 1:
+        return False
+    user = users[0].owner
+    user = user.operation if hasattr(user, "operation") else user
+    return (user.name == "strata.concat" and user.operands[0] == op.results[0] and
+            ir.IntegerAttr(user.attributes["axis"]).value ==
+            ir.IntegerAttr(op.attributes["axis"]).value)
+
+
+def _concat_inputs(op):
+    lhs = op.operands[0].owner
+    lhs = lhs.operation if hasattr(lhs, "operation") else None
+    if lhs is not None and lhs.name == "strata.concat" and absorbed_concat(lhs):
+        return _concat_inputs(lhs) + [op.operands[1]]
+    return list(op.operands)
+
+
 def lower_concat(op):
     axis = ir.IntegerAttr(op.attributes["axis"]).value
-    inputs = list(op.operands)
+    inputs = _concat_inputs(op)
     rank = rtype(inputs[0]).rank
     axis %= rank
     result = rtype(op.result)

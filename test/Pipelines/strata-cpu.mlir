@@ -1,0 +1,59 @@
+// strata-cpu end to end: strata in, LLVM dialect out (nothing else).
+// RUN: strata-opt %s --strata-cpu | FileCheck %s --implicit-check-not=strata. --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=vector. --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=ub. --implicit-check-not=bufferization --implicit-check-not=unrealized_conversion_cast
+// The same with fusion off, as a textual pipeline with options.
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-cpu{fusion=false})' | FileCheck %s --implicit-check-not=strata. --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=vector. --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=ub. --implicit-check-not=bufferization --implicit-check-not=unrealized_conversion_cast
+// An IR dump after every pass, each level ending with its contract check.
+// RUN: strata-opt %s --strata-cpu --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-cpu{fusion=false})' --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
+
+// CHECK-DAG: llvm.func @malloc(i64) -> !llvm.ptr
+// CHECK-DAG: llvm.func @free(!llvm.ptr)
+// CHECK-LABEL: llvm.func @mlp(
+// CHECK-SAME: %{{.+}}: !llvm.ptr
+// CHECK: llvm.call @malloc
+// CHECK: llvm.fmul
+// CHECK: llvm.fadd
+// CHECK: llvm.call @free
+// CHECK: llvm.return
+// CHECK-NOT: llvm.func
+
+// DUMP: IR Dump After strata-verify
+// DUMP: IR Dump After strata-canonicalize
+// DUMP: IR Dump After strata-check-level{level=strata}
+// DUMP-NEXT: module {
+// DUMP: "strata.matmul"
+// DUMP: IR Dump After strata-to-linalg
+// DUMP: IR Dump After strata-check-level{level=linalg}
+// DUMP-NOT: strata.
+// DUMP: linalg.matmul
+// DUMP: IR Dump After strata-fuse
+// DUMP: IR Dump After strata-check-level{level=fused}
+// DUMP-NOT: linalg.softmax
+// DUMP: IR Dump After strata-check-level{level=layout}
+// DUMP: IR Dump After one-shot-bufferize
+// DUMP: IR Dump After buffer-results-to-out-params
+// DUMP: IR Dump After buffer-deallocation-pipeline
+// DUMP: IR Dump After strata-check-level{level=bufferized}
+// DUMP-NOT: tensor<
+// DUMP: func.func @mlp(%{{.+}}: memref<4x8xf32>, %{{.+}}: memref<8x16xf32>, %{{.+}}: memref<16xf32>, %{{.+}}: memref<4x16xf32>)
+// DUMP: IR Dump After convert-func-to-llvm
+// DUMP: IR Dump After reconcile-unrealized-casts
+// DUMP: IR Dump After strata-check-level{level=llvm}
+// DUMP-NEXT: module {
+// DUMP: llvm.func @mlp(
+// DUMP-NOT: IR Dump
+
+// NOFUSE: IR Dump After strata-check-level{level=linalg}
+// NOFUSE-NOT: strata-fuse
+// NOFUSE: IR Dump After strata-decompose
+// NOFUSE-NOT: strata-fuse
+// NOFUSE: IR Dump After strata-check-level{level=fused}
+// NOFUSE-NOT: strata-fuse
+// NOFUSE: IR Dump After strata-check-level{level=llvm}
+func.func @mlp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = "strata.add"(%0, %b) : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %2 = "strata.relu"(%1) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %3 = "strata.softmax"(%2) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %3 : tensor<4x16xf32>
+}
