@@ -374,8 +374,13 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
     callable on numpy arrays (a Program, or a jit function for a Python function
     without examples).
     """
+    if target == "cuda":
+        from .cuda import compile_cuda
+
+        return compile_cuda(fn_or_module, *examples, opt_level=opt_level, fusion=fusion)
     if target != "cpu":
-        raise StrataError(f"unknown target '{target}' (targets: cpu)", location=location_text())
+        raise StrataError(f"unknown target '{target}' (targets: cpu, cuda)",
+                          location=location_text())
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         if not examples:
             if compile_to is not None:
