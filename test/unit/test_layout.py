@@ -180,6 +180,9 @@ def test_matmul_with_transposed_operand():
     a, b = rand(40, 33), rand(40, 24)
     check(transposed_mm, (a, b), np.maximum(a.T @ b, 0), [None, ""],
           must_contain=["linalg.matmul indexing_maps"], must_not_contain=["linalg.transpose"])
+    a3, b3 = rand(19, 40), rand(24, 40)
+    check(lambda a, b: a @ strata.transpose(b, (1, 0)), (a3, b3), a3 @ b3.T, [None, ""],
+          must_contain=["linalg.matmul indexing_maps"], must_not_contain=["linalg.transpose"])
     a2 = rand(19, 40)
     check(const_transposed_mm, (a2,), a2 @ WB.T, [None, ""],
           must_not_contain=["linalg.transpose"])

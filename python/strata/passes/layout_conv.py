@@ -10,9 +10,10 @@ Function arguments, results and every other op are NCHW; an existing
 ``transpose [0,3,1,2]`` gives its input for free as NHWC, an existing
 ``transpose [0,2,3,1]`` is a consumer that wants NHWC. A non-constant filter of
 an NHWC conv costs one transpose (constant filters are transposed with numpy).
-Labels are chosen per connected group of layout ops by exhaustive search
-(greedy flips beyond 14 ops) to minimize the conversions; ties go to NHWC
-convs. A sketch (``conv_layout=nhwc``):
+Labels are chosen per connected group of layout ops by exhaustive search to
+minimize the conversions; ties go to NHWC convs, then to fewer elements moved.
+Beyond 14 free ops, single-op flips from all-NCHW and from all-NHWC (the better
+of the two) stand in for the search. A sketch (``conv_layout=nhwc``):
 
     %p = insert_slice %x into fill(0) : 1x3x16x16 -> 1x3x18x18
     %c = linalg.conv_2d_nchw_fchw ins(%p, %w) ; %r = generic {relu} ins(%c)
@@ -33,7 +34,7 @@ rank-4 tensors; a generic whose output block argument is read is not a layout op
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import linalg, tensor
@@ -112,7 +113,6 @@ class ConvLayoutResult:
     per_op_conversions: int = 0  # what a pair around every converted op would have cost
     changed_ops: int = 0
     per_op_choice_converts: int = 0  # convs a per-op (one op at a time) choice would convert
-    notes: list = field(default_factory=list)
 
 
 class _Graph:
@@ -295,8 +295,7 @@ class _Rewriter:
         if p is None:
             ops = list(self.entry.operations)
             return ir.InsertionPoint(ops[0]) if ops else ir.InsertionPoint(self.entry)
-        return ir.InsertionPoint.after(p) if hasattr(ir.InsertionPoint, "after") else \
-            _after_op(p)
+        return _after_op(p)
 
     def get(self, v, layout):
         key = (_key(v), layout)
@@ -421,9 +420,6 @@ def _i64s(attr):
 
 
 def _after_op(op):
-    nxt = op.operation.next_in_block if hasattr(op.operation, "next_in_block") else None
-    if nxt is not None:
-        return ir.InsertionPoint(nxt)
     block = op.operation.block
     ops = list(block.operations)
     idx = [o.operation for o in ops].index(op.operation)

@@ -13,7 +13,8 @@ kept only where a consumer needs the plain ``MxN`` layout.
     %pa = linalg.pack %a padding_value(0) inner_dims_pos = [0, 1] inner_tiles = [8, 1]
             : tensor<13x37xf32> -> tensor<2x37x8x1xf32>
     %pw = arith.constant dense<...> : tensor<2x37x16x1xf32>     // packed by numpy
-    %r = linalg.generic {6-D mmt4d-like contraction} ins(%pa, %pw) outs(fill(0) : tensor<2x2x8x16xf32>)
+    %r = linalg.generic {6-D mmt4d-like contraction} ins(%pa, %pw)
+           outs(fill(0) : tensor<2x2x8x16xf32>)
     %0 = linalg.unpack %r inner_dims_pos = [0, 1] inner_tiles = [8, 16] into %init
 
 strata-decompose lowers pack/unpack to pad + expand_shape + transpose (and the

@@ -62,7 +62,8 @@ def _set_maps(op, maps):
 
 
 def _iterators(op):
-    return [str(a).split("<")[-1].rstrip(">") for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    kinds = ir.ArrayAttr(op.attributes["iterator_types"])
+    return [str(a).split("<")[-1].rstrip(">") for a in kinds]
 
 
 def _n_inputs(op):
@@ -135,8 +136,12 @@ def _step(func, fold_matmul) -> bool:
                 t = producer(v)
                 if t is None or t.operation.name != "linalg.transpose":
                     continue
-                if name in _CONTRACTIONS and constant_array(t.operands[0])[0] is not None:
-                    continue  # folded at compile time instead
+                if name in _CONTRACTIONS:
+                    perm, r = perm_of(t), len(perm_of(t))
+                    if perm != list(range(r - 2)) + [r - 1, r - 2]:
+                        continue  # contractions only take transposed matrix operands
+                    if constant_array(t.operands[0])[0] is not None:
+                        continue  # folded at compile time instead
                 maps[i] = reorder_map(maps[i], perm_of(t))
                 op.operands[i] = t.operands[0]
                 _set_maps(op, maps)

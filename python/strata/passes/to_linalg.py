@@ -63,12 +63,27 @@ def lower_op(op: ir.Operation) -> ir.Value:
     name = op.name.split(".", 1)[1]
     with ir.InsertionPoint(op), op.location:
         value = _TABLE[name](op)
-    if value.type != op.result.type:
+    if value.type != op.result.type and name != "compare":
         from mlir.dialects import tensor
 
         with ir.InsertionPoint(op), op.location:
             value = tensor.cast(op.result.type, value)
     return value
+
+
+def _replace_bool(op, stored):
+    """Strata users of a comparison read its i8 storage; others get an i1 tensor."""
+    narrow = None
+    for use in list(op.results[0].uses):
+        user = use.owner
+        user = user.operation if hasattr(user, "operation") else user
+        if user.name.startswith("strata."):
+            user.operands[use.operand_number] = stored
+        else:
+            if narrow is None:
+                with ir.InsertionPoint(op), op.location:
+                    narrow = elementwise.narrow_bool(stored)
+            user.operands[use.operand_number] = narrow
 
 
 @dataclass(frozen=True)
@@ -95,7 +110,10 @@ class ToLinalgPass(Pass):
                 value = lower_op(op)
             except LoweringError as e:
                 self.fail(op, f"strata-to-linalg: {e}")
-            op.results[0].replace_all_uses_with(value)
+            if op.name == "strata.compare":
+                _replace_bool(op, value)
+            else:
+                op.results[0].replace_all_uses_with(value)
             op.erase()
         for op in reversed(absorbed):  # inner concats of a chain, now unused
             op.erase()

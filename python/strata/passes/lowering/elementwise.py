@@ -95,23 +95,46 @@ def lower_unary(op, name):
                                              elem))
 
 
+BOOL_STORAGE = 8  # i1 tensors are stored as i8 0/1: LLVM cannot lay out i1 buffers
+
+
 def lower_compare(op):
-    result_type = rtype(op.result)
+    """The comparison as an i8 0/1 tensor (see BOOL_STORAGE); i1 only inside bodies."""
+    shape = list(rtype(op.result).shape)
+    i8 = ir.IntegerType.get_signless(BOOL_STORAGE)
+    result_type = ir.RankedTensorType.get(shape, i8)
     pred = ir.StringAttr(op.attributes["predicate"]).value
     elem = rtype(op.operands[0]).element_type
 
     def body(a, b):
         if is_float(elem):
             ct = compute_type(elem)
-            return arith.cmpf(getattr(arith.CmpFPredicate, _FLOAT_CMP[pred]), convert(a, ct),
-                              convert(b, ct))
-        return arith.cmpi(getattr(arith.CmpIPredicate, _INT_CMP[pred]), a, b)
+            bit = arith.cmpf(getattr(arith.CmpFPredicate, _FLOAT_CMP[pred]), convert(a, ct),
+                             convert(b, ct))
+        else:
+            bit = arith.cmpi(getattr(arith.CmpIPredicate, _INT_CMP[pred]), a, b)
+        return arith.extui(i8, bit)
 
     return map_elementwise(list(op.operands), result_type, body)
 
 
+def as_bit(c):
+    """An i1 from a condition element stored as i1 or as i8 0/1."""
+    if ir.IntegerType(c.type).width == 1:
+        return c
+    return arith.cmpi(arith.CmpIPredicate.ne, c, arith.constant(c.type, 0))
+
+
+def narrow_bool(value):
+    """An i8 0/1 tensor as an i1 tensor (for uses outside strata, e.g. func.return)."""
+    shape = list(rtype(value).shape)
+    i1 = ir.IntegerType.get_signless(1)
+    return map_elementwise([value], ir.RankedTensorType.get(shape, i1), as_bit, i1)
+
+
 def lower_select(op):
-    return map_elementwise(list(op.operands), rtype(op.result), lambda c, t, f: arith.select(c, t, f))
+    return map_elementwise(list(op.operands), rtype(op.result),
+                           lambda c, t, f: arith.select(as_bit(c), t, f))
 
 
 def lower_cast(op):
