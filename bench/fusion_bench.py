@@ -17,9 +17,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-import strata  # noqa: E402
 from common import kernels_and_bytes, machine, per_call, rng  # noqa: E402
 
+import strata  # noqa: E402
 
 
 def elementwise_chain(x, w, b, r):

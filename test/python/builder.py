@@ -4,13 +4,12 @@
 # function's arguments, ret(), and the module's verification and text.
 
 import numpy as np
+from mlir import ir
 
 import strata
 from strata.dialect.types import tensor_type
 from strata.errors import StrataError
 from strata.pipelines.runner import PipelineError, run_pipeline
-
-from mlir import ir
 
 
 def run(f):

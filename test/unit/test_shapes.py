@@ -499,7 +499,7 @@ def assert_dynamic_sound(rule, np_fn, static_args, rng, trials=8):
         got = None
     for _ in range(trials):
         concrete = [concretize(s, rng) for s in static_args]
-        status, ref = np_result(lambda: np_fn(*concrete))
+        status, ref = np_result(lambda concrete=concrete: np_fn(*concrete))
         if status != "ok":
             continue
         assert got is not None, f"rule rejects {static_args} but numpy accepts {concrete}"

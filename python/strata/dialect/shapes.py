@@ -68,9 +68,10 @@ def broadcast_shapes(op: str, *shapes: Sequence) -> Shape:
         dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
         static = {d for d in dims if d is not None and d != 1}
         if len(static) > 1:
+            sizes = " vs ".join(str(d) for d in sorted(static))
             raise ShapeError(
                 f"{op}: shapes {' and '.join(fmt_shape(s) for s in shapes)} cannot be "
-                f"broadcast (dim {i - rank} has sizes {' vs '.join(str(d) for d in sorted(static))})")
+                f"broadcast (dim {i - rank} has sizes {sizes})")
         if static:
             out.append(static.pop())
         elif any(d is None for d in dims):

@@ -39,8 +39,19 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import linalg, tensor
 
-from .layout_common import (build_generic, constant_array, empty_like_init, fold_constant,
-                            is_op, ops_in, perm_of, producer, rtype, substitute_map, transpose)
+from .layout_common import (
+    build_generic,
+    constant_array,
+    empty_like_init,
+    fold_constant,
+    is_op,
+    ops_in,
+    perm_of,
+    producer,
+    rtype,
+    substitute_map,
+    transpose,
+)
 
 __all__ = ["ConvLayoutResult", "choose_and_rewrite"]
 

@@ -33,9 +33,21 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import linalg
 
-from .layout_common import (build_generic, compose, constant_array, fold_constant, inverse,
-                            is_identity, is_op, ops_in, perm_of, producer, reorder_map, rtype,
-                            substitute_map)
+from .layout_common import (
+    build_generic,
+    compose,
+    constant_array,
+    fold_constant,
+    inverse,
+    is_identity,
+    is_op,
+    ops_in,
+    perm_of,
+    producer,
+    reorder_map,
+    rtype,
+    substitute_map,
+)
 
 __all__ = ["propagate_transposes", "fold_constant_transposes"]
 

@@ -69,7 +69,7 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(
             fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "strata-decompose",
-            layout="")  # TODO(#4): strata-layout
+            layout="strata-layout, canonicalize, cse" if layout else "")
         parts = [p for p in (passes, f"strata-check-level{{level={lvl.name}}}" if check else "")
                  if p]
         steps.append((lvl.name, ", ".join(parts)))

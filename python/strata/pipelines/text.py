@@ -8,7 +8,7 @@ parses into a tree of :class:`Element`; ``str(element)`` prints it back.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["Element", "PipelineSyntaxError", "parse_pipeline", "format_pipeline",
            "parse_options"]

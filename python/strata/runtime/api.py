@@ -63,7 +63,7 @@ def _clone(module: ir.Module) -> ir.Module:
         return ir.Module.parse(module.operation.get_asm(enable_debug_info=True), context)
 
 
-def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True,
+def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
           record_sizes: dict | None = None, fuse_options: str = "", before=None) -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
@@ -72,7 +72,8 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True,
     decisions with ``report=true``).
     """
     remarks = []
-    for name, text in level_steps(compile_to, fusion=fusion, fuse_options=fuse_options):
+    for name, text in level_steps(compile_to, fusion=fusion, layout=layout,
+                                  fuse_options=fuse_options):
         if before and name in before:
             before[name](module)
         remarks += run_pipeline(module.operation, f"builtin.module({text})")
@@ -139,9 +140,11 @@ def _coerce(value, spec_shape, spec_dtype, name, fname):
 class Program:
     """The callable result of strata.compile on a module: one entry per function."""
 
-    def __init__(self, module: Module | ir.Module, *, fusion: bool = True, opt_level: int = 3):
+    def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
+                 opt_level: int = 3, layout: bool = True):
         self.module = module.mlir if isinstance(module, Module) else module
         self.fusion = fusion
+        self.layout = layout
         self.opt_level = opt_level
         self.stats = CompileStats()
         self._cache: dict = {}
@@ -218,7 +221,8 @@ class Program:
         result_specs = _keep_only(module, fname)
         sizes = {}
         unique = []
-        remarks = lower(module, "llvm", fusion=bool(self.fusion), record_sizes=sizes,
+        remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
+                        record_sizes=sizes,
                         fuse_options=fuse_options,
                         before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
         engine = Engine(module, opt_level=self.opt_level)
@@ -279,7 +283,8 @@ def _widen_bool_results(module: ir.Module, fname: str) -> list[int]:
             if consts is None:
                 consts = [ir.Operation.create(
                     "strata.constant", results=[scalar], attributes={
-                        "value": ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(i32, v))},
+                        "value": ir.DenseElementsAttr.get_splat(
+                            scalar, ir.IntegerAttr.get(i32, v))},
                     ip=ip).result for v in (1, 0)]
             done = [w for v, w in seen if v == value]  # one select per value: an i1
             if done:                                    # used twice is not fused away
@@ -314,9 +319,10 @@ def _keep_only(module: ir.Module, fname: str) -> None:
 class JitFunction:
     """A Python function traced and compiled per signature on call (see strata.jit)."""
 
-    def __init__(self, fn, *, fusion: bool = True, opt_level: int = 3):
+    def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True):
         self.fn = fn
         self.fusion = fusion
+        self.layout = layout
         self.opt_level = opt_level
         self._programs: dict = {}
         self.stats = CompileStats()
@@ -337,7 +343,8 @@ class JitFunction:
         if program is None:
             start = time.perf_counter()
             module = trace(self.fn, *args)
-            program = Program(module, fusion=self.fusion, opt_level=self.opt_level)
+            program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
+                              layout=self.layout)
             program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
                                    for k, v in program._signatures.items()}
             self._programs[key] = program
@@ -358,15 +365,15 @@ def _param_names(fn, n):
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
-def jit(fn=None, *, fusion: bool = True, opt_level: int = 3):
+def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes."""
     if fn is None:
-        return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level)
-    return JitFunction(fn, fusion=fusion, opt_level=opt_level)
+        return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level, layout=layout)
+    return JitFunction(fn, fusion=fusion, opt_level=opt_level, layout=layout)
 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
-            fusion: bool = True, opt_level: int = 3):
+            fusion: bool | str = True, opt_level: int = 3, layout: bool = True):
     """Compiles a strata.Module, .mlir text or a Python function.
 
     With ``compile_to`` (a level name) returns a strata.Module lowered to that level
@@ -386,7 +393,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
             if compile_to is not None:
                 raise StrataError("compile_to needs example arguments to trace a Python "
                                   "function with", location=location_text())
-            return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level)
+            return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout)
         module = trace(fn_or_module, *examples)
     elif isinstance(fn_or_module, str):
         module = parse(fn_or_module)
@@ -396,9 +403,9 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
         level_index(compile_to)
         out = Module(new_context())
         out.mlir = _clone(module.mlir)
-        lower(out.mlir, compile_to, fusion=fusion)
+        lower(out.mlir, compile_to, fusion=bool(fusion), layout=layout)
         return out
-    program = Program(module, fusion=fusion, opt_level=opt_level)
+    program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout)
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         # guards name a traced function's parameters, as jit's do
         program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from mlir import ir
@@ -25,7 +25,7 @@ def runtime_library(name: str) -> str:
     return os.path.join(os.path.dirname(ir.__file__), "lib", name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def descriptor_class(rank: int):
     """The ctypes struct of a ranked memref descriptor of ``rank``."""
     fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),

@@ -65,7 +65,7 @@ def choose_fusion(program, fname, arg_specs):
         if m:
             candidates.append((m.group(1), m.group(2) != "not fusing", str(r)))
     chosen, report = [], []
-    for number, fused, text in candidates:
+    for number, fused, _text in candidates:
         flip = "off" if fused else "on"
         variant, _, _ = program._build(fname, arg_specs, f"report=true decisions={number}={flip}")
         t = time_call(variant, arrays)

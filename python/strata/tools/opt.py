@@ -71,7 +71,6 @@ _VALUE_FLAGS = {"--pass-pipeline", "--mlir-print-ir-before", "--mlir-print-ir-af
 
 def parse_args(argv: list[str]) -> Options:
     o = Options()
-    it = iter(range(len(argv)))
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -283,9 +282,9 @@ def run(argv: list[str], err=None) -> int:
         sys.stdout.write(USAGE)
         return 0
     if o.version:
-        from .. import __version__
-
         import mlir  # noqa: F401
+
+        from .. import __version__
 
         sys.stdout.write(f"strata-opt {__version__} (MLIR 22.1.8)\n")
         return 0

@@ -15,8 +15,24 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg
 
-from .common import (DYN, affine_map, collapse, compute_type, convert, d, dims, empty, expand,
-                     fill, from_compute, generic, is_float, rtype, scalar, zero_expr)
+from .common import (
+    DYN,
+    affine_map,
+    collapse,
+    compute_type,
+    convert,
+    d,
+    dims,
+    empty,
+    expand,
+    fill,
+    from_compute,
+    generic,
+    is_float,
+    rtype,
+    scalar,
+    zero_expr,
+)
 
 
 def _zero_init(sizes, acc):

@@ -17,8 +17,24 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import (LoweringError, affine_map, compute_type, d, dim, dims, empty, fill,
-                     from_compute, generic, index, is_float, mixed, rtype, scalar, to_compute)
+from .common import (
+    LoweringError,
+    affine_map,
+    compute_type,
+    d,
+    dim,
+    dims,
+    empty,
+    fill,
+    from_compute,
+    generic,
+    index,
+    is_float,
+    mixed,
+    rtype,
+    scalar,
+    to_compute,
+)
 
 
 def _i64s(op, name):

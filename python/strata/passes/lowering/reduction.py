@@ -16,8 +16,20 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, math
 
-from .common import (affine_map, d, dims, empty, expand, fill, from_compute, generic, is_float,
-                     rtype, scalar, to_compute)
+from .common import (
+    affine_map,
+    d,
+    dims,
+    empty,
+    expand,
+    fill,
+    from_compute,
+    generic,
+    is_float,
+    rtype,
+    scalar,
+    to_compute,
+)
 
 
 def _axes(op, name="axes"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import (DYN, LoweringError, collapse, dim, dims, empty, expand, mixed, rtype)
+from .common import DYN, LoweringError, collapse, dim, dims, empty, expand, mixed, rtype
 from .elementwise import lower_broadcast_to as _generic_broadcast
 
 
