@@ -132,3 +132,16 @@ class Pass:
 
 def raise_user_error(diagnostics: list[Diagnostic]):
     raise StrataError(diagnostics=diagnostics)
+
+
+def collect_ops(root: ir.Operation, predicate) -> list[ir.Operation]:
+    """Every op nested in ``root`` (pre-order) for which ``predicate(op)`` holds."""
+    found = []
+
+    def visit(op):
+        if predicate(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found

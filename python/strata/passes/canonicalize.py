@@ -26,7 +26,7 @@ import numpy as np
 from mlir import ir
 
 from ..dialect.types import numpy_dtype, shape_of, tensor_type
-from .base import Pass
+from .base import Pass, collect_ops
 
 __all__ = ["CanonicalizePass"]
 
@@ -97,14 +97,7 @@ class CanonicalizePass(Pass):
                 return
 
     def _sweep(self, module: ir.Operation) -> bool:
-        ops = []
-
-        def collect(op):
-            if op.name.startswith("strata."):
-                ops.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
+        ops = collect_ops(module, lambda op: op.name.startswith("strata."))
         changed = False
         for op in reversed(ops):  # users before producers, so dead chains go in one sweep
             if len(list(op.results[0].uses)) == 0:

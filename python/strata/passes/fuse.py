@@ -38,7 +38,7 @@ from mlir import ir
 
 from ..codegen.transform import apply_script, script
 from ..errors import format_location
-from .base import Pass
+from .base import Pass, collect_ops
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
 
@@ -64,15 +64,7 @@ def _users(value):
 
 
 def _collect(module, names):
-    found = []
-
-    def visit(op):
-        if op.name in names:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return found
+    return collect_ops(module, lambda op: op.name in names)
 
 
 @dataclass(frozen=True)

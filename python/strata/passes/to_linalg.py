@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .base import Pass
+from .base import Pass, collect_ops
 from .lowering import contraction, conv, elementwise, reduction, shape_ops
 from .lowering.common import LoweringError
 
@@ -93,14 +93,7 @@ class ToLinalgPass(Pass):
     name = "strata-to-linalg"
 
     def run(self, module: ir.Operation) -> None:
-        ops = []
-
-        def collect(op):
-            if op.name.startswith("strata."):
-                ops.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
+        ops = collect_ops(module, lambda op: op.name.startswith("strata."))
         absorbed = [op for op in ops if op.name == "strata.concat" and
                     shape_ops.absorbed_concat(op)]
         for op in ops:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..codegen.transform import apply_script, script
-from .base import Pass
+from .base import Pass, collect_ops
 
 __all__ = ["VectorizePass", "LowerVectorsPass"]
 
@@ -72,17 +72,9 @@ _LOWER = script(f"""
 
 
 def _static_ops(module, name):
-    found = []
-
-    def visit(op):
-        if op.name == name and all(
-                isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type)
-                .has_static_shape for v in op.operands):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return found
+    return collect_ops(module, lambda op: op.name == name and all(
+        isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).has_static_shape
+        for v in op.operands))
 
 
 @dataclass(frozen=True)
