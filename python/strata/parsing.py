@@ -50,6 +50,7 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
     context = context or ir.Context.current
     ensure_dialect(context)
     padded = "\n" * (first_line - 1) + text
+    _reject_known_aborts(padded, filename)
     with context:
         try:
             op = ir.Operation.parse(padded, source_name=filename)
@@ -63,6 +64,20 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
             except ir.MLIRError as err2:
                 raise StrataError(diagnostics=parse_diagnostics(err2, wrapped, filename)) from None
         return _owned_by_module(op.operation)
+
+
+# Inputs the MLIR 22 parser itself aborts the process on (an assertion), caught first.
+_ABORTS = [(re.compile(r"array<\s*index\b"),
+            "dense arrays of 'index' elements are not supported (use array<i64: ...>)")]
+
+
+def _reject_known_aborts(text: str, filename: str) -> None:
+    for pattern, message in _ABORTS:
+        m = pattern.search(text)
+        if m:
+            line = text.count("\n", 0, m.start()) + 1
+            col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            raise StrataError(message, location=f"{filename}:{line}:{col}")
 
 
 _ALIAS = re.compile(r"^\s*[#!][\w.$\-]+\s*=")

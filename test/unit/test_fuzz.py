@@ -359,9 +359,8 @@ def test_fuzz_subprocess(tmp_path):
         check_result(p.returncode, p.stdout, p.stderr, text, args)
 
 
-@pytest.mark.xfail(reason="MLIR's parser aborts (assertion in Type::getIntOrFloatBitWidth) on "
-                          "array<index: ...>; strata-opt dies with SIGABRT", strict=False)
 def test_index_dense_array_is_a_user_error(tmp_path):
+    """MLIR's parser aborts on array<index: ...>; strata-opt rejects it before parsing."""
     path = tmp_path / "index.mlir"
     path.write_text('''\
 func.func @r(%x: tensor<2x3xf16>) -> tensor<3xf16> {

@@ -75,6 +75,7 @@ class Function:
             self.op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             block = self.op.add_entry_block(arg_locs=[loc] * len(arg_types))
         self.arg_names = list(specs)
+        module.arg_names[name] = self.arg_names
         self.insertion_point = ir.InsertionPoint(block)
         self.args = tuple(Tensor(a, self) for a in block.arguments)
         _SCOPES.append(self)
@@ -116,6 +117,7 @@ class Module:
         self.context = context or new_context()
         with self.context, ir.Location.unknown():
             self.mlir = ir.Module.create()
+        self.arg_names: dict[str, list[str]] = {}  # function -> its Python argument names
 
     def function(self, name: str, *specs: TensorSpec, **named: TensorSpec) -> Function:
         """Adds a function with the given argument specs (positional ones are named arg0...)."""

@@ -3,6 +3,7 @@
 A named pipeline of upstream passes:
 
     strata-decompose                      aggregate ops (softmax) that do not bufferize
+    strata-unique-results                 a copy for each repeated function result
     one-shot-bufferize{bufferize-function-boundaries
         function-boundary-type-conversion=identity-layout-map}
     canonicalize, cse                     folds loop iter_args so results hoist below
@@ -36,7 +37,7 @@ class BufferizePass(Pass):
 
     def elements(self) -> str:
         return (
-            "strata-decompose, "
+            "strata-decompose, strata-unique-results, "
             "one-shot-bufferize{bufferize-function-boundaries "
             "function-boundary-type-conversion=identity-layout-map}, "
             "canonicalize, cse, "

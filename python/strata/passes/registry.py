@@ -18,6 +18,7 @@ PASSES = {
     "strata-vectorize": "strata.passes.vectorize:VectorizePass",
     "strata-lower-vectors": "strata.passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",
+    "strata-unique-results": "strata.passes.unique_results:UniqueResultsPass",
     "strata-lower-to-llvm": "strata.passes.lower_to_llvm:LowerToLLVMPass",
     "strata-check-level": "strata.passes.check_level:CheckLevelPass",
     "strata-cpu": "strata.pipelines.cpu:CpuPipeline",

@@ -154,7 +154,8 @@ class Program:
                 continue
             fname = ir.StringAttr(op.attributes["sym_name"]).value
             ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            names = [f"arg{i}" for i in range(len(ftype.inputs))]
+            names = getattr(module, "arg_names", {}).get(fname) or [
+                f"arg{i}" for i in range(len(ftype.inputs))]
             self._signatures[fname] = ([shape_of(t) for t in ftype.inputs], names)
         if not self._signatures:
             raise StrataError("the module has no functions to compile", location="<module>")
