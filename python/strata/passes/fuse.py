@@ -138,8 +138,16 @@ class FusePass(Pass):
                 fused = merge_into(producer, consumer)
                 for old, new in zip(consumer.results, fused.results, strict=True):
                     old.replace_all_uses_with(new)
+                producer_dies = all(u == consumer for u in _users(producer.results[0]))
+                # Refusals name ops that are about to be erased: the fused op takes the
+                # consumer's place; pairs through a dead producer are gone. (Comparing with
+                # an erased op raises, and a refused edge must stay refused.)
+                self._refused[:] = [
+                    (fused if p == consumer else p, fused if c == consumer else c)
+                    for p, c in self._refused
+                    if not (producer_dies and (p == producer or c == producer))]
                 consumer.erase()
-                if not list(producer.results[0].uses):
+                if producer_dies:
                     producer.erase()
                 return True
         return False
