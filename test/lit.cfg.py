@@ -53,9 +53,11 @@ config.substitutions.append(
     ("%roundtrip", f"{strata_opt} %s | {strata_opt} | {strata_opt}"))
 
 config.environment["PYTHONUNBUFFERED"] = "1"
-for var in ("HOME", "TMPDIR", "STRATA_CACHE_DIR"):
+for var in ("HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Compilations made by tests are cached under Output/, never in the user's cache.
+config.environment["STRATA_CACHE_DIR"] = os.path.join(config.test_exec_root, "cache")
 # GPU tests run only where a CUDA device answers.
 try:
     import ctypes

@@ -114,7 +114,8 @@ def run_model(name, fn, np_fn, args, print_ir, out):
     out.write(f"\n{name}\n")
     out.write("  IR lines per level: " +
               ", ".join(f"{k} {v}" for k, v in sizes.items() if k != "layout") + "\n")
-    out.write(f"  cold compile  {cold * 1e3:9.1f} ms\n")
+    source = " (from the on-disk cache)" if jitted.stats.cache_hits else ""
+    out.write(f"  cold compile  {cold * 1e3:9.1f} ms{source}\n")
     out.write(f"  warm call     {warm * 1e6:9.1f} us   (numpy {ref_time * 1e6:.1f} us, "
               f"ratio {warm / ref_time:.2f}x)\n")
     out.write(f"  max |error|   {err:9.2e}     (max |ref| {scale:.2f}; relative "

@@ -9,7 +9,7 @@ vectorizer out of every loop that uses them. This pass rewrites each scalar f32
     %c = clamp(%x, -87.34, 88.72);  %n = floor(%c * log2(e) + 0.5)
     %r = %c - %n * ln2_hi - %n * ln2_lo          // Cody-Waite reduction
     %p = 1 + %r + %r^2 * poly5(%r)                 // degree-7 minimax
-    %y = %p * bitcast((fptosi(%n) + 127) << 23)    // * 2^n; +inf above, 0 below range
+    %y = %p * 2^(n >> 1) * 2^(n - (n >> 1))        // bitcast((k + 127) << 23); +inf above, 0 below range
 
     %t = math.tanh %x : f32
   =>
@@ -56,10 +56,17 @@ def build_exp(x):
     r = arith.subf(r, arith.mulf(n, _c(-2.12194440e-4)))
     r2 = arith.mulf(r, r)
     p = arith.addf(math.fma(_horner(r, _EXP_POLY), r2, r), _c(1.0))
-    # 2^n as 2^(n-1) * 2, so that n = 128 (just below the overflow bound) stays finite.
-    bits = arith.shli(arith.addi(arith.fptosi(i32, n), arith.constant(i32, 126)),
-                      arith.constant(i32, 23))
-    y = arith.mulf(arith.mulf(p, arith.bitcast(f32, bits)), _c(2.0))
+    # 2^n as 2^(n >> 1) * 2^(n - (n >> 1)): both factors stay normal floats for every n
+    # in [-126, 128] (2^128 near the overflow bound, 2^-126 near the underflow bound).
+    ni = arith.fptosi(i32, n)
+    n1 = arith.shrsi(ni, arith.constant(i32, 1))
+    n2 = arith.subi(ni, n1)
+
+    def pow2(k):
+        bits = arith.shli(arith.addi(k, arith.constant(i32, 127)), arith.constant(i32, 23))
+        return arith.bitcast(f32, bits)
+
+    y = arith.mulf(arith.mulf(p, pow2(n1)), pow2(n2))
     y = arith.select(arith.cmpf(arith.CmpFPredicate.OGT, x, _c(hi)), _c(float("inf")), y)
     return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, x, _c(lo)), _c(0.0), y)
 

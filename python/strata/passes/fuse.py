@@ -154,7 +154,8 @@ class FusePass(Pass):
 
     def _decide(self, producer, consumer, users):
         size = body_cost(producer) + body_cost(consumer)
-        n_ops = len(producer.regions[0].blocks[0].operations) + \
+        # The producer's linalg.yield does not survive the merge.
+        n_ops = len(producer.regions[0].blocks[0].operations) - 1 + \
             len(consumer.regions[0].blocks[0].operations)
         if n_ops > self.max_fused_ops:
             return False, f"the fused body would have {n_ops} ops (limit {self.max_fused_ops})"

@@ -55,6 +55,7 @@ class CompileStats:
     specializations: list = field(default_factory=list)
     ir_sizes: dict = field(default_factory=dict)
     fusion_report: list = field(default_factory=list)
+    cache_hits: int = 0
 
 
 def _clone(module: ir.Module) -> ir.Module:
@@ -211,7 +212,13 @@ class Program:
         return compiled
 
     def _build(self, fname, arg_specs, fuse_options=""):
-        """Specializes, lowers and JIT-compiles one function: (compiled, remarks, IR sizes)."""
+        """Specializes, lowers and compiles one function: (compiled, remarks, IR sizes).
+
+        With the on-disk cache on (runtime/cache.py) and a C compiler driver present,
+        the function is compiled ahead of time into a cached shared library (and
+        loaded from there next time); otherwise MLIR's ExecutionEngine JIT-compiles it.
+        """
+        from . import aot, cache
         from .engine import Engine
         from .specialize import specialize_function
 
@@ -220,17 +227,54 @@ class Program:
         _keep_only(module, fname)
         bool_results = _widen_bool_results(module, fname)
         result_specs = _keep_only(module, fname)
+        use_cache = cache.enabled() and aot.available()
+        key = None
+        if use_cache:
+            options = {"fusion": str(self.fusion), "layout": self.layout,
+                       "fuse_options": fuse_options, "opt_level": self.opt_level}
+            key = cache.entry_key(module.operation.get_asm(enable_debug_info=False), fname,
+                                  options)
+            check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs]}
+            hit = cache.load(key, check)
+            if hit is not None:
+                lib_path, meta = hit
+                try:
+                    compiled = self._from_library(lib_path, fname, arg_specs, meta)
+                    self.stats.cache_hits += 1
+                    return compiled, meta["remarks"], meta["ir_sizes"]
+                except (OSError, KeyError, TypeError, StrataError):
+                    cache.discard(key)  # unloadable: rebuilt below
         sizes = {}
         unique = []
         remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
                         record_sizes=sizes,
                         fuse_options=fuse_options,
                         before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
+        out_shapes = [tuple(result_specs[i][0]) for i in sorted(set(unique))]
+        if use_cache:
+            meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
+                    "results": [[list(s), d] for s, d in result_specs],
+                    "bool_results": bool_results, "unique": unique,
+                    "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
+            lib_path = cache.store(key, lambda path: aot.build_shared_library(
+                module, path, opt_level=self.opt_level), meta)
+            if lib_path is not None:
+                return self._from_library(lib_path, fname, arg_specs, meta), remarks, sizes
         engine = Engine(module, opt_level=self.opt_level)
-        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs] +
-                               [tuple(result_specs[i][0]) for i in sorted(set(unique))])
+        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs] + out_shapes)
         compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results, unique)
         return compiled, remarks, sizes
+
+    def _from_library(self, lib_path, fname, arg_specs, meta):
+        from .aot import SharedLibrary
+
+        result_specs = [(tuple(s), d) for s, d in meta["results"]]
+        unique = list(meta["unique"])
+        lib = SharedLibrary(lib_path)
+        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs] +
+                            [tuple(result_specs[i][0]) for i in sorted(set(unique))])
+        return CompiledFunction(fname, arg_specs, result_specs, kernel,
+                                list(meta["bool_results"]), unique)
 
 
 def _dedupe_results(module: ir.Module, fname: str) -> list[int]:
@@ -353,6 +397,8 @@ class JitFunction:
             self.stats.compiles += 1
             self.stats.compile_seconds += time.perf_counter() - start
             self.stats.ir_sizes = program.stats.ir_sizes
+            self.stats.cache_hits += program.stats.cache_hits
+            self.stats.fusion_report = program.stats.fusion_report
             self.stats.calls += 1
             return result
         self.stats.calls += 1

@@ -50,11 +50,14 @@ class Engine:
 
 
 class Kernel:
-    """One compiled function of fixed argument shapes (inputs, then outputs)."""
+    """One compiled function of fixed argument shapes (inputs, then outputs).
 
-    def __init__(self, engine: Engine, address: int, shapes: list[tuple[int, ...]]):
-        self.engine = engine  # keeps the JIT code alive
-        self.fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+    ``packed``: called through the JIT's packed wrapper ``void(void**)``; else through
+    the C interface ``void(desc*, desc*, ...)`` directly (a loaded shared library).
+    """
+
+    def __init__(self, owner, address: int, shapes: list[tuple[int, ...]], packed: bool = True):
+        self.owner = owner  # keeps the compiled code alive
         self.descs = []
         for shape in shapes:
             desc = descriptor_class(len(shape))()
@@ -65,9 +68,16 @@ class Kernel:
                 desc.sizes[i] = s
                 desc.strides[i] = int(strides[i])
             self.descs.append(desc)
-        self.cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in self.descs]
-        self.packed = (ctypes.c_void_p * len(self.cells))(
-            *[ctypes.addressof(c) for c in self.cells])
+        addresses = [ctypes.addressof(d) for d in self.descs]
+        if packed:
+            self.cells = [ctypes.c_void_p(a) for a in addresses]
+            packed_args = (ctypes.c_void_p * len(self.cells))(
+                *[ctypes.addressof(c) for c in self.cells])
+            self.fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+            self.args = (packed_args,)
+        else:
+            self.fn = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(addresses)))(address)
+            self.args = tuple(addresses)
 
     def __call__(self, arrays: list[np.ndarray]) -> None:
         """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""
@@ -75,4 +85,4 @@ class Kernel:
             ptr = a.ctypes.data
             desc.allocated = ptr
             desc.aligned = ptr
-        self.fn(self.packed)
+        self.fn(*self.args)

@@ -1,0 +1,107 @@
+"""Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
+
+    LLVM dialect --mlir-translate--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
+                 --cc -shared (+ libmlir_c_runner_utils)--> lib.so --ctypes--> Kernel
+
+Used by the on-disk cache (runtime/cache.py) and by :func:`strata.export_library`.
+Functions are called through their C interface ``_mlir_ciface_<name>(desc*, ...)``
+with the same memref descriptors the JIT path uses. ``cpu`` is LLVM's CPU name
+(``native``: this machine's, as the JIT does).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import shutil
+import subprocess
+import tempfile
+
+from mlir import ir
+
+from ..errors import StrataError
+from .engine import Kernel, runtime_library
+
+__all__ = ["available", "build_shared_library", "SharedLibrary", "host_cpu"]
+
+
+def _bin(package: str, tool: str) -> str:
+    root = list(importlib.util.find_spec(package).submodule_search_locations)[0]
+    return os.path.join(root, "bin", tool)
+
+
+def _linker() -> str | None:
+    return shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+
+
+def available() -> bool:
+    """Whether a system C compiler driver is there to link shared libraries."""
+    return _linker() is not None
+
+
+_HOST_CPU = None
+
+
+def host_cpu() -> str:
+    """LLVM's name for this machine's CPU (``llc --version``'s "Host CPU")."""
+    global _HOST_CPU
+    if _HOST_CPU is None:
+        out = subprocess.run([_bin("llvm", "llc"), "--version"], capture_output=True,
+                             text=True).stdout
+        _HOST_CPU = next((line.split(":", 1)[1].strip() for line in out.splitlines()
+                          if "Host CPU" in line), "unknown")
+    return _HOST_CPU
+
+
+def _run(cmd: list[str], what: str) -> None:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise StrataError(f"{what} failed ({os.path.basename(cmd[0])} exit {p.returncode}): "
+                          f"{p.stderr.strip()[:2000]}", location="<aot>")
+
+
+def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
+                         opt_level: int = 3) -> None:
+    """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically)."""
+    linker = _linker()
+    if linker is None:
+        raise StrataError("no C compiler driver (cc) to link a shared library with",
+                          location="<aot>")
+    libdir = os.path.dirname(runtime_library("libmlir_c_runner_utils.so"))
+    out_dir = os.path.dirname(os.path.abspath(out_path))
+    with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
+        src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
+        with open(src, "w") as f:
+            f.write(module.operation.get_asm(enable_debug_info=False))
+        _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
+             "translating to LLVM IR")
+        _run([_bin("llvm", "opt"), f"-O{opt_level}", f"-mcpu={cpu}", ll, "-o", bc],
+             "optimizing LLVM IR")
+        _run([_bin("llvm", "llc"), f"-O{opt_level}", "-relocation-model=pic", "-filetype=obj",
+              f"-mcpu={cpu}", bc, "-o", obj], "generating machine code")
+        fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
+        os.close(fd)
+        try:
+            _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}",
+                  "-lmlir_c_runner_utils", f"-Wl,-rpath,{libdir}"], "linking")
+            os.replace(tmp_lib, out_path)
+        finally:
+            if os.path.exists(tmp_lib):
+                os.unlink(tmp_lib)
+
+
+class SharedLibrary:
+    """A compiled strata library loaded with ctypes."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.lib = ctypes.CDLL(path)
+
+    def kernel(self, name: str, shapes: list[tuple[int, ...]]) -> Kernel:
+        try:
+            fn = getattr(self.lib, "_mlir_ciface_" + name)
+        except AttributeError:
+            raise StrataError(f"{self.path} has no function '{name}'", location="<aot>") from None
+        address = ctypes.cast(fn, ctypes.c_void_p).value
+        return Kernel(self, address, shapes, packed=False)

