@@ -94,6 +94,7 @@ class FusePass(Pass):
 
     def run(self, module: ir.Operation) -> None:
         object.__setattr__(self, "_refused", [])
+        object.__setattr__(self, "_seen", {})
         overrides = self._overrides()
         if self.elementwise:
             while self._fuse_one(module, overrides):
@@ -105,6 +106,12 @@ class FusePass(Pass):
     def _next_candidate(self, overrides, producer, consumer):
         """A stable key for the edge (its ops and source lines) and any override for it."""
         text = f"{describe(producer)}|{producer.results[0].type}|{describe(consumer)}"
+        # Ops from one source line (a decomposed softmax) can make edges that read the
+        # same: number the repeats in decision order so each candidate has its own key.
+        repeat = self._seen.get(text, 0)
+        self._seen[text] = repeat + 1
+        if repeat:
+            text += f"#{repeat}"
         key = hashlib.sha1(text.encode()).hexdigest()[:8]
         return key, overrides.get(key)
 

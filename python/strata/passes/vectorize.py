@@ -1,5 +1,8 @@
 """strata-vectorize: tile and vectorize matmuls for the CPU's vector registers (on tensors).
 
+Also marks float reduction combiners ``fastmath<reassoc,contract>`` (option
+``reductions``) so that LLVM's loop vectorizer can vectorize row sums and maxima.
+
 For every ``linalg.matmul`` / ``linalg.batch_matmul`` with static shapes, a
 transform-dialect strategy tiles for cache (``cache-tiles``, M x N x K) and then
 for registers (``register-tiles``, a vector<MxN> accumulator, K step 1),
@@ -77,6 +80,39 @@ def _static_ops(module, name):
         for v in op.operands))
 
 
+_COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
+              "arith.maxnumf", "arith.minnumf")
+
+
+def mark_reassociable_reductions(module) -> int:
+    """Lets LLVM reorder float reductions (``fastmath<reassoc>`` on each combiner).
+
+    A combiner is a body op of a reduction (a ``linalg.reduce``, or a
+    ``linalg.generic`` with a reduction loop) that reads the accumulator block
+    argument. Reassociation lets the loop vectorizer keep vector partial sums;
+    the result differs from the sequential order by rounding only (about
+    sqrt(K) ulp for a length-K sum). Returns the number of ops marked.
+    """
+    marked = 0
+    for op in collect_ops(module, lambda o: o.name in ("linalg.generic", "linalg.reduce")):
+        if op.name == "linalg.generic":
+            iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+            if not any("reduction" in it for it in iterators):
+                continue
+        block = op.regions[0].blocks[0]
+        n_out = len(op.results)
+        accumulators = list(block.arguments)[-n_out:] if op.name == "linalg.generic" else \
+            list(block.arguments)[len(block.arguments) // 2:]
+        for inner in block.operations:
+            inner = inner.operation
+            if inner.name in _COMBINERS and any(v == a for v in inner.operands
+                                                for a in accumulators):
+                inner.attributes["fastmath"] = ir.Attribute.parse(
+                    "#arith.fastmath<reassoc,contract>", op.context)
+                marked += 1
+    return marked
+
+
 @dataclass(frozen=True)
 class VectorizePass(Pass):
     """Tile matmuls for caches and registers and vectorize them (on tensors)."""
@@ -87,8 +123,11 @@ class VectorizePass(Pass):
     cache_k: int = 128
     register_m: int = 8
     register_n: int = 16
+    reductions: bool = True
 
     def run(self, module: ir.Operation) -> None:
+        if self.reductions:
+            mark_reassociable_reductions(module)
         cache = (self.cache_m, self.cache_n, self.cache_k)
         reg = (self.register_m, self.register_n)
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):

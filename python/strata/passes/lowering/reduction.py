@@ -174,15 +174,23 @@ def lower_layer_norm(op):
     full = ir.AffineMap.get_identity(rank)
     tail = affine_map(rank, [d(i) for i in range(axis, rank)])
     epsilon = scalar(ct, eps)
+    # Per row: mean and 1/sqrt(var + eps), once (not per element).
+    rows = affine_map(axis, [d(i) for i in range(axis)])
+    kept = dims(xc)[:axis]
 
-    def body(a, a0, m1, m2, s, b, _o):
+    def stats(m1, m2, _mean, _inv):
         mean_c = arith.divf(m1, n)                       # mean of (x - x0)
         var = arith.subf(arith.divf(m2, n), arith.mulf(mean_c, mean_c))
         var = arith.maximumf(var, scalar(ct, 0))
-        inv = math.rsqrt(arith.addf(var, epsilon))
-        centered = arith.subf(arith.subf(a, a0), mean_c)
-        return arith.addf(arith.mulf(arith.mulf(centered, inv), s), b)
+        return [mean_c, math.rsqrt(arith.addf(var, epsilon))]
 
-    out = generic([xc, xc, s1, s2, sc, bc], [empty(dims(xc), ct)],
+    mean_c, inv = generic([s1, s2], [empty(kept, ct), empty(kept, ct)],
+                          [rows, rows, rows, rows], ["parallel"] * axis, stats)
+
+    def body(a, a0, m, r, s, b, _o):
+        centered = arith.subf(arith.subf(a, a0), m)      # (x - x0) - mean(x - x0)
+        return arith.addf(arith.mulf(arith.mulf(centered, r), s), b)
+
+    out = generic([xc, xc, mean_c, inv, sc, bc], [empty(dims(xc), ct)],
                   [full, first, stat, stat, tail, tail, full], ["parallel"] * rank, body)[0]
     return from_compute(out, t.element_type)

@@ -1,0 +1,122 @@
+// RUN: strata-opt %s --split-input-file --strata-vectorize | FileCheck %s
+// RUN: strata-opt %s --split-input-file --strata-vectorize --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=LOWER
+
+// 64x256 * 256x128: the cache tiles (64x128x128) leave one K loop of two steps;
+// register tiles of 8x16 with K step 1 around one vector.contract on vector<8x16xf32>.
+// CHECK-DAG: #[[MA:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[MB:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[MC:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_static
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<64x256xf32>, %[[B:[a-z0-9]+]]: tensor<256x128xf32>, %[[C:[a-z0-9]+]]: tensor<64x128xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK-DAG: %[[C1:.+]] = arith.constant 1 : index
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK-DAG: %[[C128:.+]] = arith.constant 128 : index
+// CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
+// CHECK: %[[R:.+]] = scf.for %[[K0:.+]] = %{{.+}} to %[[C256]] step %[[C128]] iter_args(%{{.+}} = %[[C]]) -> (tensor<64x128xf32>)
+// CHECK: tensor.extract_slice %[[A]][0, %[[K0]]] [64, 128] [1, 1] : tensor<64x256xf32> to tensor<64x128xf32>
+// CHECK: tensor.extract_slice %[[B]][%[[K0]], 0] [128, 128] [1, 1] : tensor<256x128xf32> to tensor<128x128xf32>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C64]] step %[[C8]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C128]] step %[[C16]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C128]] step %[[C1]]
+// CHECK: %[[VA:.+]] = vector.transfer_read {{.*}} {in_bounds = [true, true]} : tensor<8x1xf32>, vector<8x1xf32>
+// CHECK: %[[VB:.+]] = vector.transfer_read {{.*}} {in_bounds = [true, true]} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: %[[VC:.+]] = vector.transfer_read {{.*}} {in_bounds = [true, true]} : tensor<8x16xf32>, vector<8x16xf32>
+// CHECK: %[[VR:.+]] = vector.contract {indexing_maps = [#[[MA]], #[[MB]], #[[MC]]], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %[[VA]], %[[VB]], %[[VC]] : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK: vector.transfer_write %[[VR]], {{.*}} : vector<8x16xf32>, tensor<8x16xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[R]] : tensor<64x128xf32>
+// LOWER-LABEL: func.func @matmul_static
+// LOWER-NOT: vector.contract
+// LOWER-NOT: linalg.matmul
+// LOWER-COUNT-8: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+// LOWER-NOT: vector.fma
+// LOWER-NOT: vector.contract
+// LOWER: return
+func.func @matmul_static(%a: tensor<64x256xf32>, %b: tensor<256x128xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x256xf32>, tensor<256x128xf32>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %0 : tensor<64x128xf32>
+}
+
+// -----
+
+// 33x65 * 65x17: no dim is a multiple of a tile; the partial tiles are affine.min
+// sizes, read and written under masks, and the contraction is masked.
+// CHECK-DAG: #[[MINM:.+]] = affine_map<(d0) -> (-d0 + 33, 8)>
+// CHECK-DAG: #[[MINN:.+]] = affine_map<(d0) -> (-d0 + 17, 16)>
+// CHECK-LABEL: func.func @matmul_odd
+// CHECK-NOT: linalg.matmul
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG: %[[C33:.+]] = arith.constant 33 : index
+// CHECK-DAG: %[[C17:.+]] = arith.constant 17 : index
+// CHECK-DAG: %[[C65:.+]] = arith.constant 65 : index
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[C33]] step %[[C8]]
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %[[C17]] step %[[C16]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C65]] step %{{.+}}
+// CHECK: %[[M:.+]] = affine.min #[[MINM]](%[[I]])
+// CHECK: %[[N:.+]] = affine.min #[[MINN]](%[[J]])
+// CHECK: vector.transfer_read {{.*}} : tensor<?x1xf32>, vector<8x1xf32>
+// CHECK: vector.create_mask %[[N]] : vector<16xi1>
+// CHECK: vector.transfer_read {{.*}} : tensor<1x?xf32>, vector<1x16xf32>
+// CHECK: %[[MASK:.+]] = vector.from_elements {{.*}} : vector<8x16xi1>
+// CHECK: vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}}, %[[MASK]] {in_bounds = [true, true]} : tensor<?x?xf32>, vector<8x16xf32>
+// CHECK: %[[R:.+]] = vector.mask %{{.+}} { vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32> } : vector<8x16x1xi1> -> vector<8x16xf32>
+// CHECK: vector.transfer_write %[[R]], %{{.+}}[%{{.+}}, %{{.+}}], %[[MASK]] {in_bounds = [true, true]} : vector<8x16xf32>, tensor<?x?xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+// After lowering, the masked contraction is FMAs whose results are selected by
+// the mask; the masked transfers stay.
+// LOWER-LABEL: func.func @matmul_odd
+// LOWER-NOT: vector.contract
+// LOWER-NOT: vector.mask
+// LOWER: %[[F:.+]] = vector.fma %{{.+}}, %{{.+}}, %[[ACC:.+]] : vector<16xf32>
+// LOWER-NEXT: arith.select %{{.+}}, %[[F]], %[[ACC]] : vector<16xi1>, vector<16xf32>
+// LOWER-COUNT-7: vector.fma
+// LOWER-NOT: vector.contract
+// LOWER-NOT: vector.mask
+// LOWER: vector.transfer_write
+// LOWER: return
+func.func @matmul_odd(%a: tensor<33x65xf32>, %b: tensor<65x17xf32>, %c: tensor<33x17xf32>) -> tensor<33x17xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<33x65xf32>, tensor<65x17xf32>) outs(%c : tensor<33x17xf32>) -> tensor<33x17xf32>
+  return %0 : tensor<33x17xf32>
+}
+
+// -----
+
+// batch_matmul: the batch dim is tiled by 1 and the rest as for matmul.
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: scf.for
+// CHECK: vector.contract {{.*}} into vector<1x8x16xf32>
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+// LOWER-LABEL: func.func @batch_matmul
+// LOWER-NOT: vector.contract
+// LOWER: vector.fma
+// LOWER: return
+func.func @batch_matmul(%a: tensor<2x16x32xf32>, %b: tensor<2x32x16xf32>, %c: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x16x32xf32>, tensor<2x32x16xf32>) outs(%c : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  return %0 : tensor<2x16x16xf32>
+}
+
+// -----
+
+// Dynamic shapes are left alone (for LLVM's loop vectorizer).
+// CHECK-LABEL: func.func @matmul_dynamic
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<?x64xf32>, %[[B:[a-z0-9]+]]: tensor<64x?xf32>, %[[C:[a-z0-9]+]]: tensor<?x?xf32>)
+// CHECK-NOT: scf.for
+// CHECK-NOT: vector.
+// CHECK-NEXT: %[[R:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x64xf32>, tensor<64x?xf32>) outs(%[[C]] : tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK-NEXT: return %[[R]]
+// LOWER-LABEL: func.func @matmul_dynamic
+// LOWER-NOT: vector.
+// LOWER: linalg.matmul ins(%{{.+}}, %{{.+}} : memref<?x64xf32>, memref<64x?xf32>)
+// LOWER-NOT: vector.
+// LOWER: return
+func.func @matmul_dynamic(%a: tensor<?x64xf32>, %b: tensor<64x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
