@@ -35,6 +35,7 @@ _LAZY = {
     "compile": "strata.runtime.api",
     "jit": "strata.runtime.api",
     "parse": "strata.runtime.api",
+    "export_library": "strata.runtime.export",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
