@@ -6,28 +6,13 @@ import os
 import platform
 import re
 import subprocess
-import time
 
 import numpy as np
 from mlir import ir
 
+from strata.runtime.measure import per_call
+
 __all__ = ["per_call", "machine", "kernels_and_bytes", "torch_or_none"]
-
-
-def per_call(fn, args, budget=0.3, repeats=5):
-    """Best-of-``repeats`` mean seconds per call (after one warm-up call)."""
-    fn(*args)
-    best = float("inf")
-    for _ in range(repeats):
-        n, start = 0, time.perf_counter()
-        while True:
-            fn(*args)
-            n += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= budget / repeats:
-                break
-        best = min(best, elapsed / n)
-    return best
 
 
 def machine() -> str:

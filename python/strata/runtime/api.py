@@ -138,15 +138,14 @@ def _coerce(value, spec_shape, spec_dtype, name, fname):
     return value
 
 
-class Program:
-    """The callable result of strata.compile on a module: one entry per function."""
+class ProgramBase:
+    """What every compiled program does on a call: guards, then the compiled function.
 
-    def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
-                 opt_level: int = 3, layout: bool = True):
+    Subclasses give ``_get(fname, arg_specs)``, the compiled function for a signature.
+    """
+
+    def __init__(self, module: Module | ir.Module):
         self.module = module.mlir if isinstance(module, Module) else module
-        self.fusion = fusion
-        self.layout = layout
-        self.opt_level = opt_level
         self.stats = CompileStats()
         self._cache: dict = {}
         self._signatures = {}
@@ -184,15 +183,33 @@ class Program:
                               location=location_text())
         arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
                   zip(args, specs, names, strict=True)]
-        key = (fname, tuple(a.shape for a in arrays))
-        compiled = self._cache.get(key)
-        if compiled is None:
-            compiled = self._compile(fname, [(a.shape, d) for a, (_, d) in
-                                             zip(arrays, specs, strict=True)])
-            self._cache[key] = compiled
+        compiled = self._get(fname, [(a.shape, d) for a, (_, d) in
+                                     zip(arrays, specs, strict=True)])
         self.stats.calls += 1
         outs = compiled.run(arrays)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _get(self, fname, arg_specs):
+        raise NotImplementedError
+
+
+class Program(ProgramBase):
+    """The callable result of strata.compile on a module: one entry per function."""
+
+    def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
+                 opt_level: int = 3, layout: bool = True):
+        super().__init__(module)
+        self.fusion = fusion
+        self.layout = layout
+        self.opt_level = opt_level
+
+    def _get(self, fname, arg_specs):
+        key = (fname, tuple(tuple(s) for s, _ in arg_specs))
+        compiled = self._cache.get(key)
+        if compiled is None:
+            compiled = self._compile(fname, arg_specs)
+            self._cache[key] = compiled
+        return compiled
 
     def _compile(self, fname, arg_specs):
         start = time.perf_counter()

@@ -29,9 +29,8 @@ from ..frontend.module import Module, trace
 from ..pipelines.runner import run_pipeline
 from .api import (
     CompiledFunction,
-    CompileStats,
+    ProgramBase,
     _clone,
-    _coerce,
     _keep_only,
     _widen_bool_results,
     parse,
@@ -126,30 +125,16 @@ class _GpuFunction:
         return self._compiled.run(arrays)
 
 
-class CudaProgram:
+class CudaProgram(ProgramBase):
     """The callable result of compile_cuda: one entry per function, run on the GPU."""
 
     def __init__(self, module: Module | ir.Module, *, chip: str = "sm_90",
                  features: str = "+ptx80", format: str = "bin",  # noqa: A002
                  opt_level: int = 3, fusion: bool = True):
-        self.module = module.mlir if isinstance(module, Module) else module
+        super().__init__(module)
         self.chip, self.features, self.format = chip, features, format
         self.opt_level = opt_level
         self.fusion = fusion
-        self.stats = CompileStats()
-        self._cache: dict = {}
-        self._signatures = {}
-        from ..dialect.types import shape_of
-
-        for op in self.module.body.operations:
-            if op.operation.name != "func.func":
-                continue
-            fname = ir.StringAttr(op.attributes["sym_name"]).value
-            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            names = [f"arg{i}" for i in range(len(ftype.inputs))]
-            self._signatures[fname] = ([shape_of(t) for t in ftype.inputs], names)
-        if not self._signatures:
-            raise StrataError("the module has no functions to compile", location="<module>")
         # Functions with static signatures compile now (no device needed).
         for fname, (specs, _) in self._signatures.items():
             if all(None not in s for s, _ in specs):
@@ -159,10 +144,6 @@ class CudaProgram:
         return (f"builtin.module(strata-gpu{{chip={self.chip} features={self.features} "
                 f"format={format or self.format} opt-level={self.opt_level} "
                 f"fusion={str(self.fusion).lower()}}})")
-
-    @property
-    def functions(self) -> list[str]:
-        return list(self._signatures)
 
     def _compiled_all(self):
         return list(self._cache.values())
@@ -187,30 +168,6 @@ class CudaProgram:
             for name, _, data in gpu_binaries(module):
                 out[name] = data.decode()
         return out
-
-    def __getattr__(self, name):
-        sigs = self.__dict__.get("_signatures", {})
-        if name in sigs:
-            return functools.partial(self.call, name)
-        raise AttributeError(name)
-
-    def __call__(self, *args):
-        if len(self._signatures) != 1:
-            raise StrataError(f"the module has several functions ({', '.join(self.functions)}); "
-                              "call one by name", location=location_text())
-        return self.call(next(iter(self._signatures)), *args)
-
-    def call(self, fname: str, *args):
-        specs, names = self._signatures[fname]
-        if len(args) != len(specs):
-            raise StrataError(f"{fname}: expected {len(specs)} arguments, got {len(args)}",
-                              location=location_text())
-        arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
-                  zip(args, specs, names, strict=True)]
-        fn = self._get(fname, [(a.shape, d) for a, (_, d) in zip(arrays, specs, strict=True)])
-        self.stats.calls += 1
-        outs = fn.run(arrays)
-        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _get(self, fname, arg_specs):
         key = (fname, tuple(tuple(s) for s, _ in arg_specs))

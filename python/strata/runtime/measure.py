@@ -22,7 +22,7 @@ import numpy as np
 
 from ..dialect.types import numpy_dtype
 
-__all__ = ["choose_fusion", "time_call"]
+__all__ = ["choose_fusion", "time_call", "per_call"]
 
 _CANDIDATE = re.compile(r"strata-fuse: \[([0-9a-f]+)\] (fused|not fusing|tiled)")
 
@@ -38,20 +38,25 @@ def _inputs(arg_specs, seed=0):
     return out
 
 
-def time_call(compiled, arrays, budget: float = 0.05, repeats: int = 3) -> float:
-    """Best-of-``repeats`` mean seconds per call, each repeat running for ~``budget``."""
-    compiled.run(arrays)
+def per_call(fn, args, budget: float = 0.3, repeats: int = 5) -> float:
+    """Best-of-``repeats`` mean seconds per ``fn(*args)``, after one warm-up call."""
+    fn(*args)
     best = float("inf")
     for _ in range(repeats):
         n, start = 0, time.perf_counter()
         while True:
-            compiled.run(arrays)
+            fn(*args)
             n += 1
             elapsed = time.perf_counter() - start
             if elapsed >= budget / repeats:
                 break
         best = min(best, elapsed / n)
     return best
+
+
+def time_call(compiled, arrays, budget: float = 0.05, repeats: int = 3) -> float:
+    """Seconds per call of a compiled function on ``arrays`` (see per_call)."""
+    return per_call(lambda *a: compiled.run(list(a)), arrays, budget, repeats)
 
 
 def choose_fusion(program, fname, arg_specs):
