@@ -190,12 +190,26 @@ def test_fusion_modes_agree_with_numpy(name):
         base = next(r for r in reports[True] if f"[{key}]" in r)
         assert (predicted == "fuse") == (" not fusing " not in base), (line, base)
     assert set(decided) == set(candidates), (decided, candidates)
-    # The final compile did what was measured: each decided key is in its remarks,
+    # The final compile did what was measured: a decided key in its remarks is
     # fused/tiled exactly when the measurement said fuse.
     final = {m.group(1): m.group(2) for line in remarks for m in [_REMARK.search(line)] if m}
     for key, chosen in decided.items():
-        assert key in final, (key, remarks)
-        assert (final[key] != "not fusing") == (chosen == "fuse"), (key, chosen, remarks)
+        if key in final:
+            assert (final[key] != "not fusing") == (chosen == "fuse"), (key, chosen, remarks)
+    overruled = [_MEASURE.match(line).group(1) for line in measured
+                 if line.endswith("(cost model overruled)")]
+    if not overruled:
+        # Nothing flipped: the final compile is the cost model's, candidate for candidate.
+        assert set(final) == set(decided), (final, decided)
+    else:
+        # Everything before the first flipped candidate is as in the baseline, so that
+        # flip reaches the final compile under its key. (A flip can rename later
+        # candidates, e.g. an epilogue whose consumer is no longer fused: those keys
+        # are not checked.)
+        first = overruled[0]
+        assert first in final, (first, remarks)
+        assert any(f"[{first}]" in r and "by the measured decision" in r for r in remarks), \
+            (first, remarks)
 
 
 def test_fusion_report_names_the_rules():

@@ -124,6 +124,11 @@ class Pass:
     def remark(self, op, message: str) -> None:
         self._diags.append(Diagnostic(format_location(op.location), message, "remark"))
 
+    def fail_at(self, location, message: str):
+        """Reports an error at ``location`` and stops the pass."""
+        self._diags.append(Diagnostic(format_location(location), message, "error"))
+        raise PassFailure(self._diags)
+
     def fail(self, op, message: str):
         """Reports an error and stops the pass."""
         self.error(op, message)

@@ -177,7 +177,7 @@ class FusePass(Pass):
                            f"{cost.saved_bytes:.0f} bytes")
         if cost.benefit <= 0:
             return False, (f"{users} user{'s' if users > 1 else ''}; recomputing costs {cost.extra_work:.0f}, "
-                           f"more than the {cost.saved_bytes:.0f} bytes it saves")
+                           f"not less than the {cost.saved_bytes:.0f} bytes it saves")
         what = "single use" if users == 1 else f"{users} users, cheap to recompute"
         del size
         return True, f"{what}; saves {cost.saved_bytes:.0f} bytes of intermediates"

@@ -35,20 +35,18 @@ __all__ = ["VectorizePass", "LowerVectorsPass"]
 T = "!transform.any_op"
 
 
-def _strategy(op_name, cache, reg, batch):
+def _strategy(tag, cache, reg, batch):
+    """Tile-and-vectorize script for the one op carrying the attribute ``tag``."""
     lead = "1, " if batch else ""
     loops = 4 if batch else 3
     handles = ", ".join([T] * (loops + 1))
     return script(f"""
-    %mm = transform.structured.match ops{{["{op_name}"]}} in %root : ({T}) -> {T}
-    transform.foreach %mm : {T} {{
-    ^bb0(%op: {T}):
-      %t1, %l1:{loops} = transform.structured.tile_using_for %op
-          tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})
-      %t2, %l2:{loops} = transform.structured.tile_using_for %t1
-          tile_sizes [{lead}{reg[0]}, {reg[1]}, 1] : ({T}) -> ({handles})
-      transform.structured.vectorize %t2 vector_sizes [{lead}{reg[0]}, {reg[1]}, 1] : {T}
-    }}
+    %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}
+    %t1, %l1:{loops} = transform.structured.tile_using_for %op
+        tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})
+    %t2, %l2:{loops} = transform.structured.tile_using_for %t1
+        tile_sizes [{lead}{reg[0]}, {reg[1]}, 1] : ({T}) -> ({handles})
+    transform.structured.vectorize %t2 vector_sizes [{lead}{reg[0]}, {reg[1]}, 1] : {T}
     %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
     transform.apply_patterns to %f {{
       transform.apply_patterns.vector.reduction_to_contract
@@ -58,6 +56,12 @@ def _strategy(op_name, cache, reg, batch):
       transform.apply_patterns.canonicalization
     }} : {T}
     transform.apply_cse to %f : {T}""")
+
+
+def _mnk(op, batch):
+    a = ir.RankedTensorType(op.operands[0].type).shape
+    b = ir.RankedTensorType(op.operands[1].type).shape
+    return (a[-2], b[-1], a[-1])
 
 
 _LOWER = script(f"""
@@ -75,9 +79,19 @@ _LOWER = script(f"""
 
 
 def _static_ops(module, name):
-    return collect_ops(module, lambda op: op.name == name and all(
-        isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).has_static_shape
-        for v in op.operands))
+    """Matmuls of static shape whose element types vectorize well.
+
+    bf16 operands are left to scalar code: LLVM 22's x86 backend aborts on some
+    bf16 vector conversions (``SoftPromoteHalfOperand``) that these tiles produce.
+    """
+    def ok(op):
+        types = [ir.RankedTensorType(v.type) for v in op.operands
+                 if isinstance(v.type, ir.RankedTensorType)]
+        return (op.name == name and len(types) == len(op.operands) and
+                all(t.has_static_shape for t in types) and
+                not any(isinstance(t.element_type, ir.BF16Type) for t in types))
+
+    return collect_ops(module, ok)
 
 
 _COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
@@ -130,14 +144,26 @@ class VectorizePass(Pass):
             mark_reassociable_reductions(module)
         cache = (self.cache_m, self.cache_n, self.cache_k)
         reg = (self.register_m, self.register_n)
+        tags = []
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
-            ops = _static_ops(module, op_name)
-            if not ops:
-                continue
-            try:
-                apply_script(module, _strategy(op_name, cache, reg, batch))
-            except ir.MLIRError as e:
-                self.fail(ops[0], f"strata-vectorize: {e}")
+            for op in _static_ops(module, op_name):
+                # Tiles no larger than the op, so small matmuls need no remainder masks.
+                m, n, k = _mnk(op, batch)
+                op_cache = tuple(max(1, min(c, dim)) for c, dim in zip(cache, (m, n, k),
+                                                                      strict=True))
+                op_reg = tuple(max(1, min(r, c)) for r, c in zip(reg, op_cache[:2], strict=True))
+                tag = f"strata.vectorize_{len(tags)}"
+                tags.append(tag)
+                op.attributes[tag] = ir.UnitAttr.get(module.context)
+                location = op.location
+                try:
+                    apply_script(module, _strategy(tag, op_cache, op_reg, batch))
+                except ir.MLIRError as e:
+                    self.fail_at(location, f"strata-vectorize: {e}")
+        for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
+            for tag in tags:
+                if tag in op.attributes:
+                    del op.attributes[tag]
 
 
 @dataclass(frozen=True)

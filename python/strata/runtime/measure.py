@@ -7,10 +7,12 @@ call's actual shapes, and keeps the faster choice per candidate. The report
 (``program.stats.fusion_report``) records, per candidate, the cost model's
 prediction next to the measured times — a check of the cost model.
 
-Candidates are named by a key made from the two ops and their source lines,
-so a decision keeps its name when others change; each flip is measured
-against the cost model's baseline, and the final compile re-reports its
-decisions.
+Candidates are named by a key made from the two ops and their source lines.
+Each flip is measured against the cost model's baseline. A flipped decision
+can change the ops that later candidates see (e.g. an epilogue whose consumer
+is now another op), so the final compile may meet a candidate that was not
+measured: it keeps the cost model's decision, and the final remarks in the
+report say what was done.
 """
 
 from __future__ import annotations
