@@ -107,3 +107,19 @@ def test_no_temporary_folders_are_left(cache_dir):
     x, w = _args()
     strata.jit(_fn)(x, w)
     assert [p for p in os.listdir(cache_dir) if p.startswith(".")] == []
+
+
+def test_cached_code_is_vectorized(cache_dir):
+    """The ahead-of-time path targets this machine (a module without a target triple
+    would leave LLVM's loop vectorizer without vector registers)."""
+    import importlib.util
+
+    x = np.ones((64, 256), np.float32)
+    strata.jit(lambda a: strata.relu(a * 2.0 + 1.0))(x)
+    (entry,) = _entries(cache_dir)
+    llvm = list(importlib.util.find_spec("llvm").submodule_search_locations)[0]
+    asm = subprocess.run([os.path.join(llvm, "bin", "llvm-objdump"), "-d",
+                          str(cache_dir / entry / "lib.so")], capture_output=True, text=True,
+                         check=True).stdout
+    assert any(reg in asm for reg in ("%ymm", "%zmm", "%xmm")), "no vector registers used"
+    assert "vmaxps" in asm or "maxps" in asm

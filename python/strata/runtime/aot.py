@@ -54,6 +54,20 @@ def host_cpu() -> str:
     return _HOST_CPU
 
 
+_HOST_TRIPLE = None
+
+
+def _host_triple() -> str:
+    """LLVM's default target triple of this machine (``llc --version``)."""
+    global _HOST_TRIPLE
+    if _HOST_TRIPLE is None:
+        out = subprocess.run([_bin("llvm", "llc"), "--version"], capture_output=True,
+                             text=True).stdout
+        _HOST_TRIPLE = next((line.split(":", 1)[1].strip() for line in out.splitlines()
+                             if "Default target" in line), "x86_64-unknown-linux-gnu")
+    return _HOST_TRIPLE
+
+
 def _run(cmd: list[str], what: str) -> None:
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -76,10 +90,13 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
             f.write(module.operation.get_asm(enable_debug_info=False))
         _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
              "translating to LLVM IR")
-        _run([_bin("llvm", "opt"), f"-O{opt_level}", f"-mcpu={cpu}", ll, "-o", bc],
+        # The translated module names no target: without the triple, opt's cost model
+        # knows no vector registers and the loop vectorizer does nothing.
+        triple = f"-mtriple={_host_triple()}"
+        _run([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", ll, "-o", bc],
              "optimizing LLVM IR")
-        _run([_bin("llvm", "llc"), f"-O{opt_level}", "-relocation-model=pic", "-filetype=obj",
-              f"-mcpu={cpu}", bc, "-o", obj], "generating machine code")
+        _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
+              "-filetype=obj", f"-mcpu={cpu}", bc, "-o", obj], "generating machine code")
         fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
         os.close(fd)
         try:
