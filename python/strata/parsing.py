@@ -121,9 +121,5 @@ def _owned_by_module(op: ir.Operation) -> ir.Operation:
     for inner in list(op.regions[0].blocks[0].operations):
         inner.operation.detach_from_parent()
         module.body.append(inner.operation)
-    _KEEP.append(module)
     return module.operation
 
-
-# ir.Module objects whose operations were handed out (the Module must outlive them).
-_KEEP: list = []
