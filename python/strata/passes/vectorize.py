@@ -1,7 +1,11 @@
 """strata-vectorize: tile and vectorize matmuls for the CPU's vector registers (on tensors).
 
-Also marks float reduction combiners ``fastmath<reassoc,contract>`` (option
-``reductions``) so that LLVM's loop vectorizer can vectorize row sums and maxima.
+Row reductions (option ``reductions``): an f32 ``linalg.generic`` (or
+``linalg.reduce``) reducing its last, contiguous dim with one combiner gets
+``reduction-width`` partial accumulators per row (``tile_reduction_using_for``),
+vectorized and combined once per row — NaN-propagating max included, which
+LLVM's loop vectorizer would leave scalar. Other float reductions get
+``fastmath<reassoc,contract>`` on their combiners so LLVM may vectorize them.
 
 For every ``linalg.matmul`` / ``linalg.batch_matmul`` with static shapes, a
 transform-dialect strategy tiles for cache (``cache-tiles``, M x N x K) and then
@@ -56,6 +60,61 @@ def _strategy(tag, cache, reg, batch):
       transform.apply_patterns.canonicalization
     }} : {T}
     transform.apply_cse to %f : {T}""")
+
+
+def _reduction_strategy(tag, n_parallel, width):
+    """Row reductions: partial accumulators of ``width`` lanes, combined once per row."""
+    ones = ", ".join(["1"] * n_parallel)
+    zeros = ", ".join(["0"] * n_parallel)
+    sizes = f"{ones}, {width}"
+    return script(f"""
+    %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}
+    %t, %l:{n_parallel} = transform.structured.tile_using_for %op tile_sizes [{ones}, 0]
+        : ({T}) -> ({", ".join([T] * (n_parallel + 1))})
+    %fill, %split, %comb, %loop = transform.structured.tile_reduction_using_for %t
+        by tile_sizes = [{zeros}, {width}] : ({T}) -> ({T}, {T}, {T}, {T})
+    transform.structured.vectorize %split vector_sizes [{sizes}] : {T}
+    transform.structured.vectorize %comb vector_sizes [{sizes}] : {T}
+    transform.structured.vectorize %fill vector_sizes [{sizes}] : {T}
+    %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
+    transform.apply_patterns to %f {{
+      transform.apply_patterns.vector.lower_masked_transfers
+      transform.apply_patterns.vector.lower_masks
+      transform.apply_patterns.canonicalization
+    }} : {T}""")
+
+
+def _row_reduction(op, width):
+    """Whether ``op`` is a linalg.generic reducing its last loop, contiguously, by one combiner."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    if len(iterators) < 2 or "reduction" not in iterators[-1] or \
+            any("reduction" in it for it in iterators[:-1]):
+        return False
+    types = [v.type for v in op.operands]
+    if not all(isinstance(t, ir.RankedTensorType) and ir.RankedTensorType(t).has_static_shape
+               and isinstance(ir.RankedTensorType(t).element_type, ir.F32Type) for t in types):
+        return False
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    last = len(iterators) - 1
+    for amap in maps[:-1]:
+        results = list(amap.results)
+        uses = [i for i, e in enumerate(results)
+                if isinstance(e, ir.AffineDimExpr) and e.position == last]
+        if uses and uses != [len(results) - 1]:
+            return False  # the reduction dim must be the contiguous one (or absent)
+    for v, amap in zip(op.operands, maps, strict=True):
+        results = list(amap.results)
+        if results and isinstance(results[-1], ir.AffineDimExpr) and \
+                results[-1].position == last and ir.RankedTensorType(v.type).shape[-1] < width:
+            return False
+    block = op.regions[0].blocks[0]
+    acc = block.arguments[-1]
+    combiners = [o.operation for o in block.operations
+                 if any(v == acc for v in o.operation.operands)]
+    return len(combiners) == 1 and combiners[0].name in _COMBINERS and \
+        len(list(acc.uses)) == 1
 
 
 def _mnk(op, batch):
@@ -138,10 +197,12 @@ class VectorizePass(Pass):
     register_m: int = 8
     register_n: int = 16
     reductions: bool = True
+    reduction_width: int = 16
 
     def run(self, module: ir.Operation) -> None:
         if self.reductions:
             mark_reassociable_reductions(module)
+            self._vectorize_reductions(module)
         cache = (self.cache_m, self.cache_n, self.cache_k)
         reg = (self.register_m, self.register_n)
         tags = []
@@ -164,6 +225,53 @@ class VectorizePass(Pass):
             for tag in tags:
                 if tag in op.attributes:
                     del op.attributes[tag]
+
+
+def _last_dim_reduce(op, width):
+    """A linalg.reduce that, as a generic, would be a vectorizable row reduction."""
+    if op.name != "linalg.reduce" or len(op.results) != 1:
+        return False
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    t = ir.RankedTensorType(op.operands[0].type)
+    return (dims == [t.rank - 1] and t.rank >= 2 and t.has_static_shape and
+            isinstance(t.element_type, ir.F32Type) and t.shape[-1] >= width)
+
+
+def _vectorize_reductions_impl(self, module):
+    # linalg.reduce over the last dim becomes the equivalent generic, so it matches below.
+    reduces = collect_ops(module, lambda o: _last_dim_reduce(o, self.reduction_width))
+    for i, op in enumerate(reduces):
+        op.attributes[f"strata.generalize_{i}"] = ir.UnitAttr.get(module.context)
+    if reduces:
+        body = "\n".join(
+            f'    %r{i} = transform.structured.match attributes{{"strata.generalize_{i}"}} in '
+            f"%root : ({T}) -> {T}\n"
+            f"    %g{i} = transform.structured.generalize %r{i} : ({T}) -> {T}"
+            for i in range(len(reduces)))
+        apply_script(module, script(body))
+        for op in collect_ops(module, lambda o: any(f"strata.generalize_{i}" in o.attributes
+                                                     for i in range(len(reduces)))):
+            for i in range(len(reduces)):
+                if f"strata.generalize_{i}" in op.attributes:
+                    del op.attributes[f"strata.generalize_{i}"]
+    ops = collect_ops(module, lambda o: _row_reduction(o, self.reduction_width))
+    for i, op in enumerate(ops):
+        tag = f"strata.vectorize_reduction_{i}"
+        op.attributes[tag] = ir.UnitAttr.get(module.context)
+        n_parallel = len(ir.ArrayAttr(op.attributes["iterator_types"])) - 1
+        location = op.location
+        try:
+            apply_script(module, _reduction_strategy(tag, n_parallel, self.reduction_width))
+        except ir.MLIRError as e:
+            self.fail_at(location, f"strata-vectorize: {e}")
+    tags = [f"strata.vectorize_reduction_{i}" for i in range(len(ops))]
+    for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
+        for tag in tags:
+            if tag in op.attributes:
+                del op.attributes[tag]
+
+
+VectorizePass._vectorize_reductions = _vectorize_reductions_impl
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,88 @@
+// RUN: strata-opt %s --split-input-file --strata-vectorize | FileCheck %s
+
+// A row max (linalg.reduce over the last dim) keeps 16 partial maxima per row in
+// a vector and combines them once per row; NaN-propagating maximumf throughout.
+// CHECK-LABEL: func.func @row_max
+// CHECK-SAME: (%[[X:.+]]: tensor<8x64xf32>)
+// CHECK-DAG: %[[NEG:.+]] = arith.constant dense<0xFF800000> : vector<1x16xf32>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (tensor<8xf32>)
+// CHECK: vector.transfer_write %[[NEG]]
+// CHECK: %[[ACC:.+]] = scf.for {{.*}} -> (tensor<1x16xf32>)
+// CHECK: %[[A:.+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: %[[B:.+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: arith.maximumf %[[A]], %[[B]] fastmath<reassoc,contract> : vector<1x16xf32>
+// CHECK: %[[V:.+]] = vector.transfer_read %[[ACC]]
+// CHECK: vector.multi_reduction <maximumf>, %[[V]], %{{.+}} [1] : vector<1x16xf32> to vector<1xf32>
+// CHECK-NOT: linalg.reduce
+// CHECK-NOT: linalg.generic
+func.func @row_max(%x: tensor<8x64xf32>) -> tensor<8xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %i = linalg.fill ins(%cst : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.reduce ins(%x : tensor<8x64xf32>) outs(%i : tensor<8xf32>) dimensions = [1]
+    (%a: f32, %o: f32) {
+      %m = arith.maximumf %a, %o : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A sum of exp(x - m) (softmax's denominator) with a row-broadcast operand is
+// vectorized the same way: the broadcast row value is read once per chunk.
+// CHECK-LABEL: func.func @sum_exp
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: math.exp %{{.+}} : vector<1x16xf32>
+// CHECK: arith.addf {{.*}} : vector<1x16xf32>
+// CHECK: vector.multi_reduction <add>
+// CHECK-NOT: linalg.generic
+func.func @sum_exp(%x: tensor<4x48xf32>, %m: tensor<4xf32>) -> tensor<4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : tensor<4x48xf32>, tensor<4xf32>) outs(%i : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %x2 = math.exp %d : f32
+    %s = arith.addf %x2, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Left alone: a reduction over a leading dim (not contiguous), a reduction
+// shorter than one vector, and f16 data. Their combiners only get reassoc.
+// CHECK-LABEL: func.func @not_rows
+// CHECK-NOT: vector.
+// CHECK: linalg.reduce ins(%{{.+}} : tensor<64x8xf32>) {{.*}} dimensions = [0]
+// CHECK: arith.addf %{{.+}}, %{{.+}} fastmath<reassoc,contract> : f32
+// CHECK: linalg.reduce ins(%{{.+}} : tensor<8x8xf32>) {{.*}} dimensions = [1]
+// CHECK: linalg.reduce ins(%{{.+}} : tensor<8x64xf16>) {{.*}} dimensions = [1]
+func.func @not_rows(%a: tensor<64x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x64xf16>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf16>) {
+  %z = arith.constant 0.0 : f32
+  %zh = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<8xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %eh = tensor.empty() : tensor<8xf16>
+  %ih = linalg.fill ins(%zh : f16) outs(%eh : tensor<8xf16>) -> tensor<8xf16>
+  %r0 = linalg.reduce ins(%a : tensor<64x8xf32>) outs(%i : tensor<8xf32>) dimensions = [0]
+    (%x: f32, %o: f32) {
+      %s = arith.addf %x, %o : f32
+      linalg.yield %s : f32
+    }
+  %r1 = linalg.reduce ins(%b : tensor<8x8xf32>) outs(%i : tensor<8xf32>) dimensions = [1]
+    (%x: f32, %o: f32) {
+      %s = arith.addf %x, %o : f32
+      linalg.yield %s : f32
+    }
+  %r2 = linalg.reduce ins(%c : tensor<8x64xf16>) outs(%ih : tensor<8xf16>) dimensions = [1]
+    (%x: f16, %o: f16) {
+      %s = arith.addf %x, %o : f16
+      linalg.yield %s : f16
+    }
+  return %r0, %r1, %r2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf16>
+}
