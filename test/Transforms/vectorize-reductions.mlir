@@ -86,3 +86,28 @@ func.func @not_rows(%a: tensor<64x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x64xf
     }
   return %r0, %r1, %r2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf16>
 }
+
+// -----
+
+// Two accumulators in one pass (layer_norm's shifted moments): both get vector
+// partial sums and one combination per row each.
+// CHECK-LABEL: func.func @moments
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (tensor<1x16xf32>, tensor<1x16xf32>)
+// CHECK: arith.subf {{.*}} : vector<1x16xf32>
+// CHECK-COUNT-2: vector.multi_reduction <add>
+// CHECK-NOT: linalg.generic
+func.func @moments(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %x : tensor<8x64xf32>, tensor<8x64xf32>) outs(%i, %i : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%a: f32, %a0: f32, %s1: f32, %s2: f32):
+    %c = arith.subf %a, %a0 : f32
+    %n1 = arith.addf %s1, %c : f32
+    %c2 = arith.mulf %c, %c : f32
+    %n2 = arith.addf %s2, %c2 : f32
+    linalg.yield %n1, %n2 : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+}

@@ -62,20 +62,28 @@ def _strategy(tag, cache, reg, batch):
     transform.apply_cse to %f : {T}""")
 
 
-def _reduction_strategy(tag, n_parallel, width):
+def _reduction_strategy(tag, n_parallel, width, n_results):
     """Row reductions: partial accumulators of ``width`` lanes, combined once per row."""
     ones = ", ".join(["1"] * n_parallel)
     zeros = ", ".join(["0"] * n_parallel)
     sizes = f"{ones}, {width}"
+    k = n_results
+    many = f":{k}" if k > 1 else ""
+    handles = ", ".join([T] * (2 * k + 2))
+    vectorize = [f"    transform.structured.vectorize %split vector_sizes [{sizes}] : {T}"]
+    for name in ("comb", "fill"):
+        for j in range(k):
+            ref = f"%{name}#{j}" if k > 1 else f"%{name}"
+            vectorize.append(f"    transform.structured.vectorize {ref} vector_sizes [{sizes}] "
+                             f": {T}")
+    vectorize = "\n".join(vectorize)
     return script(f"""
     %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}
     %t, %l:{n_parallel} = transform.structured.tile_using_for %op tile_sizes [{ones}, 0]
         : ({T}) -> ({", ".join([T] * (n_parallel + 1))})
-    %fill, %split, %comb, %loop = transform.structured.tile_reduction_using_for %t
-        by tile_sizes = [{zeros}, {width}] : ({T}) -> ({T}, {T}, {T}, {T})
-    transform.structured.vectorize %split vector_sizes [{sizes}] : {T}
-    transform.structured.vectorize %comb vector_sizes [{sizes}] : {T}
-    transform.structured.vectorize %fill vector_sizes [{sizes}] : {T}
+    %fill{many}, %split, %comb{many}, %loop = transform.structured.tile_reduction_using_for %t
+        by tile_sizes = [{zeros}, {width}] : ({T}) -> ({handles})
+{vectorize}
     %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
     transform.apply_patterns to %f {{
       transform.apply_patterns.vector.lower_masked_transfers
@@ -86,7 +94,7 @@ def _reduction_strategy(tag, n_parallel, width):
 
 def _row_reduction(op, width):
     """Whether ``op`` is a linalg.generic reducing its last loop, contiguously, by one combiner."""
-    if op.name != "linalg.generic" or len(op.results) != 1:
+    if op.name != "linalg.generic" or not op.results:
         return False
     iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
     if len(iterators) < 2 or "reduction" not in iterators[-1] or \
@@ -110,11 +118,13 @@ def _row_reduction(op, width):
                 results[-1].position == last and ir.RankedTensorType(v.type).shape[-1] < width:
             return False
     block = op.regions[0].blocks[0]
-    acc = block.arguments[-1]
-    combiners = [o.operation for o in block.operations
-                 if any(v == acc for v in o.operation.operands)]
-    return len(combiners) == 1 and combiners[0].name in _COMBINERS and \
-        len(list(acc.uses)) == 1
+    for acc in list(block.arguments)[-len(op.results):]:
+        combiners = [o.operation for o in block.operations
+                     if any(v == acc for v in o.operation.operands)]
+        if not (len(combiners) == 1 and combiners[0].name in _COMBINERS and
+                len(list(acc.uses)) == 1):
+            return False
+    return True
 
 
 def _mnk(op, batch):
@@ -261,7 +271,8 @@ def _vectorize_reductions_impl(self, module):
         n_parallel = len(ir.ArrayAttr(op.attributes["iterator_types"])) - 1
         location = op.location
         try:
-            apply_script(module, _reduction_strategy(tag, n_parallel, self.reduction_width))
+            apply_script(module, _reduction_strategy(tag, n_parallel, self.reduction_width,
+                                                     len(op.results)))
         except ir.MLIRError as e:
             self.fail_at(location, f"strata-vectorize: {e}")
     tags = [f"strata.vectorize_reduction_{i}" for i in range(len(ops))]
