@@ -78,8 +78,9 @@ def choose_fusion(program, fname, arg_specs):
         t = time_call(variant, arrays)
         fused_t, unfused_t = (base_time, t) if fused else (t, base_time)
         keep_fused = fused_t <= unfused_t * 1.02 if fused else fused_t < unfused_t * 0.98
-        if keep_fused != fused:
-            chosen.append(f"{number}={'on' if keep_fused else 'off'}")
+        # Every measured decision is pinned (not only the flips): a flip elsewhere can
+        # change what the cost model would say about an unflipped candidate.
+        chosen.append(f"{number}={'on' if keep_fused else 'off'}")
         report.append(
             f"strata-fuse measure: [{number}] predicted {'fuse' if fused else 'no fusion'}; "
             f"measured fused {fused_t * 1e6:.1f} us, unfused {unfused_t * 1e6:.1f} us -> "
