@@ -10,21 +10,14 @@ import subprocess
 import numpy as np
 from mlir import ir
 
+from strata.runtime.cache import cpuinfo
 from strata.runtime.measure import per_call
 
 __all__ = ["per_call", "machine", "kernels_and_bytes", "torch_or_none"]
 
 
 def machine() -> str:
-    cpu = platform.processor() or "unknown cpu"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    cpu = cpuinfo("model name", platform.processor() or "unknown cpu")
     import numpy
 
     return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "

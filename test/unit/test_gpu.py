@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import strata
+from strata.demo import _np_layer_norm, _np_softmax
 from strata.runtime.cuda import compile_cuda, cuda_available
 
 AVAILABLE, REASON = cuda_available()
@@ -156,17 +157,6 @@ def test_no_device_is_a_clear_error():
 
 
 # ----------------------------------------------------------------------------- numerics
-
-def _np_layer_norm(x, g, b, eps=1e-5):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) / np.sqrt(v + eps) * g + b
-
-
-def _np_softmax(x):
-    e = np.exp(x - x.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
 
 @needs_device
 @pytest.mark.parametrize("m,k,n", [(128, 64, 256), (64, 32, 10), (100, 48, 36)])

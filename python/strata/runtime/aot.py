@@ -40,32 +40,27 @@ def available() -> bool:
     return _linker() is not None
 
 
-_HOST_CPU = None
+_LLC_VERSION = None
+
+
+def _llc_field(name: str, default: str) -> str:
+    """A field of ``llc --version`` (read once), e.g. "Host CPU" or "Default target"."""
+    global _LLC_VERSION
+    if _LLC_VERSION is None:
+        _LLC_VERSION = subprocess.run([_bin("llvm", "llc"), "--version"], capture_output=True,
+                                      text=True).stdout
+    return next((line.split(":", 1)[1].strip() for line in _LLC_VERSION.splitlines()
+                 if name in line), default)
 
 
 def host_cpu() -> str:
-    """LLVM's name for this machine's CPU (``llc --version``'s "Host CPU")."""
-    global _HOST_CPU
-    if _HOST_CPU is None:
-        out = subprocess.run([_bin("llvm", "llc"), "--version"], capture_output=True,
-                             text=True).stdout
-        _HOST_CPU = next((line.split(":", 1)[1].strip() for line in out.splitlines()
-                          if "Host CPU" in line), "unknown")
-    return _HOST_CPU
-
-
-_HOST_TRIPLE = None
+    """LLVM's name for this machine's CPU."""
+    return _llc_field("Host CPU", "unknown")
 
 
 def _host_triple() -> str:
-    """LLVM's default target triple of this machine (``llc --version``)."""
-    global _HOST_TRIPLE
-    if _HOST_TRIPLE is None:
-        out = subprocess.run([_bin("llvm", "llc"), "--version"], capture_output=True,
-                             text=True).stdout
-        _HOST_TRIPLE = next((line.split(":", 1)[1].strip() for line in out.splitlines()
-                             if "Default target" in line), "x86_64-unknown-linux-gnu")
-    return _HOST_TRIPLE
+    """LLVM's default target triple of this machine."""
+    return _llc_field("Default target", "x86_64-unknown-linux-gnu")
 
 
 def _run(cmd: list[str], what: str) -> None:

@@ -74,18 +74,22 @@ def _source_fingerprint() -> str:
     return _SOURCE
 
 
-def _cpu() -> dict:
-    from .aot import host_cpu
-
-    flags = ""
+def cpuinfo(field: str, default: str = "") -> str:
+    """The first ``field`` line of /proc/cpuinfo (``default`` where there is none)."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("flags"):
-                    flags = line.split(":", 1)[1].strip()
-                    break
+                if line.startswith(field):
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return default
+
+
+def _cpu() -> dict:
+    from .aot import host_cpu
+
+    flags = cpuinfo("flags")
     return {"llvm": host_cpu(), "flags": hashlib.sha256(flags.encode()).hexdigest()[:16]}
 
 

@@ -116,3 +116,13 @@ def divisor_at_most(n: int, limit: int) -> int:
     best = max(d for d in range(1, limit + 1) if n % d == 0)
     # a power of two is as good unless the other divisor is at least twice as large
     return best if best >= 2 * p else p
+
+
+def enclosing_forall(op):
+    """The nearest scf.forall around ``op`` within its function, or None."""
+    p = op.parent
+    while p is not None and p.name not in ("func.func", "builtin.module"):
+        if p.name == "scf.forall":
+            return p
+        p = p.parent
+    return None

@@ -43,7 +43,16 @@ from mlir.dialects import arith, gpu, memref, scf
 
 from ...codegen.transform import apply_script, script
 from ..base import Pass
-from .common import STRATEGY, T, collect, divisor_at_most, functions, inside_kernel, loop_info
+from .common import (
+    STRATEGY,
+    T,
+    collect,
+    divisor_at_most,
+    enclosing_forall,
+    functions,
+    inside_kernel,
+    loop_info,
+)
 from .map import COMBINERS, reduction_combiners, tile_ops
 
 __all__ = ["GpuLaunchPass"]
@@ -56,17 +65,10 @@ _MATCH_TARGET = (f'%f = transform.structured.match ops{{["scf.forall"]}} '
 
 
 def _outer_forall(op):
-    return op.name == "scf.forall" and not inside_kernel(op) and _parent_forall(op) is None and \
+    return op.name == "scf.forall" and not inside_kernel(op) and enclosing_forall(op) is None and \
         "mapping" in op.attributes and "#gpu.block" in str(op.attributes["mapping"])
 
 
-def _parent_forall(op):
-    p = op.parent
-    while p is not None and p.name not in ("func.func", "builtin.module"):
-        if p.name == "scf.forall":
-            return p
-        p = p.parent
-    return None
 
 
 def _trip_counts(forall):
@@ -188,7 +190,7 @@ class _Launcher:
         m = self.module
         with m.context, ir.Location.unknown():
             # Copies bufferization left on the host become kernels too.
-            _copies_to_linalg(m, lambda o: not inside_kernel(o) and _parent_forall(o) is None)
+            _copies_to_linalg(m, lambda o: not inside_kernel(o) and enclosing_forall(o) is None)
             tile_ops(m, self.p.fail)
             while True:
                 target = self.next_target()

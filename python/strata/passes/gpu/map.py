@@ -54,6 +54,7 @@ from .common import (
     T,
     collect,
     divisor_at_most,
+    enclosing_forall,
     functions,
     inside_kernel,
     loop_info,
@@ -240,7 +241,7 @@ def _top_level_linalg(fn):
     """linalg ops of ``fn`` not yet inside an scf.forall or a kernel."""
     return collect(fn, lambda o: o.name.startswith("linalg.") and o.name not in
                    ("linalg.yield", "linalg.index") and not inside_kernel(o)
-                   and _enclosing_forall(o) is None and o.parent.name not in _linalg_parents())
+                   and enclosing_forall(o) is None and o.parent.name not in _linalg_parents())
 
 
 def _linalg_parents():
@@ -248,13 +249,6 @@ def _linalg_parents():
             "linalg.batch_matmul", "linalg.softmax"}
 
 
-def _enclosing_forall(op):
-    p = op.parent
-    while p is not None and p.name not in ("func.func", "builtin.module"):
-        if p.name == "scf.forall":
-            return p
-        p = p.parent
-    return None
 
 
 def _tag_next(module, i64, ident):
