@@ -400,9 +400,12 @@ class JitFunction:
         return trace(self.fn, *args)
 
     def __call__(self, *args):
-        key = self.signature_of(args)
+        # The warm path keys on (shape, dtype) / Python type only; the full spec checks
+        # (with their error messages) run when a signature is first seen.
+        key = tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
         program = self._programs.get(key)
         if program is None:
+            self.signature_of(args)
             start = time.perf_counter()
             module = trace(self.fn, *args)
             program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
