@@ -1,6 +1,7 @@
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-gpu{compile-to=gpu})' | FileCheck %s --check-prefix=GPU --implicit-check-not=linalg. --implicit-check-not=tensor. --implicit-check-not=memref.copy --implicit-check-not=strata.
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-gpu{compile-to=nvvm})' | FileCheck %s --check-prefix=NVVM --implicit-check-not=gpu.func --implicit-check-not='gpu.launch blocks' --implicit-check-not=scf.
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-gpu{format=isa})' | FileCheck %s --check-prefix=ISA --implicit-check-not=gpu.module --implicit-check-not=func.func --implicit-check-not=memref. --implicit-check-not=scf. --implicit-check-not=arith.
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-gpu{compile-to=gpu resident=true})' | FileCheck %s --check-prefix=RES --implicit-check-not=gpu.memcpy --implicit-check-not=memref.alloc
 
 // The strata-gpu pipeline on matmul + bias + relu + softmax (64x32 @ 32x128).
 
@@ -21,6 +22,17 @@
 // GPU: gpu.dealloc async [%[[C]]] %[[DX]] : memref<64x32xf32>
 // GPU: gpu.wait [%{{.+}}]
 // GPU-NEXT: return
+// resident=true: the same kernels on the caller's device buffers: no copies,
+// the last kernel writes the out-param, temporaries are freed on the chain.
+// RES-LABEL: func.func @f
+// RES-SAME: (%[[X:.+]]: memref<64x32xf32>, %[[W:.+]]: memref<32x128xf32>, %[[B:.+]]: memref<128xf32>, %[[OUT:.+]]: memref<64x128xf32>) {
+// RES: gpu.launch_func async [%{{.+}}] @f_kernel_0::@f_kernel blocks in (%c2, %c1, %c1) threads in (%c16, %c16, %c1) args(%[[W]] : memref<32x128xf32>, %{{.+}} : memref<64x128xf32>, %[[X]] : memref<64x32xf32>
+// RES: gpu.launch_func async [%{{.+}}] @f_kernel_1::@f_kernel {{.*}} args(%{{.+}} : memref<64x128xf32>, %[[OUT]] : memref<64x128xf32>, %[[B]] : memref<128xf32>
+// RES: gpu.launch_func async [%{{.+}}] @f_kernel_7::@f_kernel {{.*}} %[[OUT]] : memref<64x128xf32>
+// RES: gpu.dealloc async
+// RES: gpu.wait [%{{.+}}]
+// RES-NEXT: return{{$}}
+
 // the matmul kernel: K tiles in shared memory (workgroup attributions), barriers
 // GPU-LABEL: gpu.module @f_kernel_0
 // GPU: gpu.func @f_kernel({{.*}}) workgroup(%{{.+}} : memref<16x64xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<64x16xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 16, 16, 1>, known_grid_size = array<i32: 2, 1, 1>}

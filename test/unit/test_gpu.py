@@ -132,6 +132,66 @@ def test_guards_checked_without_a_device(rng):
         prog(a)
 
 
+def test_resident_variant_copies_nothing(rng):
+    x, w = _rand(rng, 64, 32), _rand(rng, 32, 16)
+    prog = compile_cuda(lambda x, w: strata.relu(x @ w), x, w, format="isa")
+    resident = str(prog.lower_to("gpu", resident=True).mlir)
+    copying = str(prog.lower_to("gpu").mlir)
+    assert "gpu.memcpy" in copying
+    assert "gpu.memcpy" not in resident
+    # inputs then the out-param, all device buffers written/read by kernels
+    assert ("func.func @main(%arg0: memref<64x32xf32>, %arg1: memref<32x16xf32>, "
+            "%arg2: memref<64x16xf32>)") in resident
+    assert "%arg2 : memref<64x16xf32>" in resident.split("gpu.module")[0]
+
+
+def test_compile_to_for_cuda_returns_the_level(rng):
+    x = _rand(rng, 8, 32)
+    for level, marker in (("gpu", "gpu.launch_func"), ("nvvm", "nvvm.read.ptx.sreg"),
+                          ("llvm", "gpu.binary")):
+        m = strata.compile(_softmax, x, target="cuda", compile_to=level)
+        assert isinstance(m, strata.Module)
+        assert marker in str(m.mlir), level
+    with pytest.raises(strata.StrataError, match="compile_to must be one of gpu, nvvm, llvm"):
+        strata.compile(_softmax, x, target="cuda", compile_to="bufferized")
+
+
+@pytest.mark.skipif(AVAILABLE, reason="a CUDA device is present")
+def test_device_arrays_need_a_device():
+    from strata.runtime.device import DeviceArray, to_device
+
+    with pytest.raises(strata.StrataError, match="no CUDA device"):
+        to_device(np.ones(4, np.float32))
+    with pytest.raises(strata.StrataError, match="no CUDA device"):
+        DeviceArray((4,), np.float32)
+
+
+def _fake_device_array(shape, dtype):
+    """A DeviceArray header with no buffer behind it (never dereferenced here)."""
+    from strata.runtime.device import DeviceArray
+
+    d = object.__new__(DeviceArray)
+    d.shape, d.dtype, d.nbytes, d.ptr = shape, np.dtype(dtype), 0, 0
+    return d
+
+
+@pytest.mark.skipif(AVAILABLE, reason="a CUDA device is present")
+def test_device_array_call_checks_compiles_resident_then_needs_a_device(rng):
+    prog = compile_cuda(_two_layers(), format="isa")
+    assert len(prog._cache) == 2
+    with pytest.raises(strata.StrataError, match="argument 'h' expects tensor<48x64xf32>, got a "
+                                                 "float16 device array of shape"):
+        prog.second(_fake_device_array((48, 64), np.float16))
+    with pytest.raises(strata.StrataError, match="expects tensor<48x64xf32>, got shape"):
+        prog.second(_fake_device_array((48, 63), np.float32))
+    with pytest.raises(strata.StrataError, match="cannot run on the GPU: no CUDA device"):
+        prog.second(_fake_device_array((48, 64), np.float32))
+    resident = [f for f in prog._cache.values() if f.resident]
+    assert [f.name for f in resident] == ["second"]
+    assert "mgpuMemcpy" not in resident[0].ir
+    assert "mgpuMemcpy" in next(f for f in prog._cache.values() if not f.resident).ir
+
+
 @pytest.mark.skipif(AVAILABLE, reason="a CUDA device is present")
 def test_no_device_is_a_clear_error():
     # In a subprocess: were the engine built without a driver, the process would abort.
@@ -221,3 +281,43 @@ def test_repeated_calls_and_two_functions(rng):
     for _ in range(3):
         np.testing.assert_allclose(prog(x), _np_softmax(x.astype(np.float64)), rtol=1e-5,
                                    atol=1e-6)
+
+
+def _two_layers():
+    m = strata.Module()
+    f = m.function("first", x=strata.TensorSpec((48, 32)), w=strata.TensorSpec((32, 64)))
+    f.ret(strata.relu(f.arg("x") @ f.arg("w")))
+    g = m.function("second", h=strata.TensorSpec((48, 64)))
+    g.ret(strata.softmax(g.arg("h"), axis=-1), strata.sum(g.arg("h"), axis=1))
+    return m
+
+
+@needs_device
+def test_device_arrays_stay_on_the_device(rng):
+    from strata.runtime.device import DeviceArray, to_device
+
+    x, w = _rand(rng, 48, 32), _rand(rng, 32, 64)
+    prog = compile_cuda(_two_layers())
+    dh = prog.first(to_device(x), w)          # a numpy argument is copied up first
+    assert isinstance(dh, DeviceArray) and dh.shape == (48, 64)
+    dsm, dsum = prog.second(dh)
+    h = np.maximum(x.astype(np.float64) @ w, 0)
+    np.testing.assert_allclose(dh.numpy(), h, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dsm.numpy(), _np_softmax(h), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dsum.numpy(), h.sum(1), rtol=1e-4, atol=1e-3)
+    # the copying variant of the same function agrees
+    np.testing.assert_allclose(prog.second(dh.numpy())[0], dsm.numpy(), rtol=1e-6, atol=1e-7)
+    with pytest.raises(strata.StrataError, match="expects tensor<48x64xf32>, got shape"):
+        prog.second(to_device(x))
+
+
+@needs_device
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.bool_])
+def test_device_array_round_trip(rng, dtype):
+    from strata.runtime.device import to_device
+
+    for shape in [(0,), (1,), (7, 3), (33, 65)]:
+        x = (rng.standard_normal(shape) * 10).astype(dtype)
+        d = to_device(x)
+        assert d.shape == shape and d.dtype == x.dtype
+        np.testing.assert_array_equal(d.numpy(), x)

@@ -1,13 +1,14 @@
 """strata-gpu: the whole NVIDIA GPU pipeline, strata dialect to LLVM + a gpu.binary.
 
-    strata-gpu{chip=sm_90 features=+ptx80 format=bin opt-level=3 compile-to=llvm fusion=true}
+    strata-gpu{chip=sm_90 features=+ptx80 format=bin opt-level=3 compile-to=llvm fusion=true
+               resident=false}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
     [func.func(linalg-fuse-elementwise-ops), canonicalize, cse], strata-decompose,
     strata-gpu-map                         linalg on tensors -> block/thread scf.forall
     one-shot-bufferize{...}, canonicalize, cse, canonicalize
     strata-gpu-launch                      foralls -> gpu.launch (shared memory, all_reduce)
     func.func(convert-linalg-to-loops), canonicalize, cse
-    strata-gpu-host                        gpu.alloc / gpu.memcpy / gpu.dealloc
+    strata-gpu-host{resident}              gpu.alloc / gpu.memcpy / gpu.dealloc
     buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, canonicalize, cse
     gpu-kernel-outlining, func.func(gpu-async-region)                     <- compile-to=gpu
     nvvm-attach-target{chip features O}, gpu.module(convert-gpu-to-nvvm)  <- compile-to=nvvm
@@ -17,7 +18,10 @@
 compile time), ``format=isa`` embeds PTX text (JIT-compiled by the driver when
 the module loads). The result holds only ``llvm.*`` ops, ``gpu.binary`` and
 ``gpu.launch_func`` (which the LLVM translation turns into mgpu* runtime calls).
-Functions take their results as out-params, like strata-cpu's.
+Functions take their results as out-params, like strata-cpu's. With
+``resident=true`` every memref argument, inputs and out-params alike, is a
+device buffer (strata.runtime.cuda.DeviceArray) and nothing is copied between
+host and device.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class GpuPipeline(Pass):
     opt_level: int = 3
     compile_to: str = "llvm"
     fusion: bool = True
+    resident: bool = False
 
     def elements(self) -> str:
         if self.format not in ("bin", "isa", "fatbin"):
@@ -60,7 +65,7 @@ class GpuPipeline(Pass):
             "strata-decompose, strata-gpu-map, " + _BUFFERIZE +
             ", canonicalize, cse, canonicalize, "
             "strata-gpu-launch, func.func(convert-linalg-to-loops), canonicalize, cse, "
-            "strata-gpu-host, "
+            f"strata-gpu-host{{resident={str(self.resident).lower()}}}, "
             "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
             "canonicalize, cse, gpu-kernel-outlining, func.func(gpu-async-region)",
         ]

@@ -113,6 +113,19 @@ def _type_text(shape, dtype):
     return f"tensor<{dims + 'x' if dims else ''}{dtype}>"
 
 
+def check_argument(dtype, shape, spec_shape, spec_dtype, name, fname, what="array"):
+    """Raises a StrataError unless ``(dtype, shape)`` fit the parameter's spec."""
+    got = dtype_of_numpy(dtype)
+    if got != spec_dtype:
+        raise StrataError(f"{fname}: argument '{name}' expects {_type_text(spec_shape, spec_dtype)}"
+                          f", got a {dtype} {what} of shape {shape}",
+                          location=location_text())
+    if len(shape) != len(spec_shape) or any(
+            d is not None and d != s for d, s in zip(spec_shape, shape, strict=False)):
+        raise StrataError(f"{fname}: argument '{name}' expects {_type_text(spec_shape, spec_dtype)}"
+                          f", got shape {shape}", location=location_text())
+
+
 def _coerce(value, spec_shape, spec_dtype, name, fname):
     """The array to pass for one argument, or a StrataError naming what is wrong."""
     if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
@@ -122,15 +135,7 @@ def _coerce(value, spec_shape, spec_dtype, name, fname):
         raise StrataError(f"{fname}: argument '{name}' must be a numpy array of type "
                           f"{_type_text(spec_shape, spec_dtype)}, got {type(value).__name__}",
                           location=location_text())
-    got = dtype_of_numpy(value.dtype)
-    if got != spec_dtype:
-        raise StrataError(f"{fname}: argument '{name}' expects {_type_text(spec_shape, spec_dtype)}"
-                          f", got a {value.dtype} array of shape {value.shape}",
-                          location=location_text())
-    if value.ndim != len(spec_shape) or any(
-            d is not None and d != s for d, s in zip(spec_shape, value.shape, strict=False)):
-        raise StrataError(f"{fname}: argument '{name}' expects {_type_text(spec_shape, spec_dtype)}"
-                          f", got shape {value.shape}", location=location_text())
+    check_argument(value.dtype, value.shape, spec_shape, spec_dtype, name, fname)
     if not value.dtype.isnative:
         value = value.astype(value.dtype.newbyteorder("="))
     if not value.flags.c_contiguous or not value.flags.aligned:
@@ -237,13 +242,8 @@ class Program(ProgramBase):
         """
         from . import aot, cache
         from .engine import Engine
-        from .specialize import specialize_function
 
-        module = _clone(self.module)
-        specialize_function(module.operation, fname, arg_specs)
-        _keep_only(module, fname)
-        bool_results = _widen_bool_results(module, fname)
-        result_specs = _keep_only(module, fname)
+        module, result_specs, bool_results = specialized(self.module, fname, arg_specs)
         use_cache = cache.enabled() and aot.available()
         key = None
         if use_cache:
@@ -292,6 +292,18 @@ class Program(ProgramBase):
                             [tuple(result_specs[i][0]) for i in sorted(set(unique))])
         return CompiledFunction(fname, arg_specs, result_specs, kernel,
                                 list(meta["bool_results"]), unique)
+
+
+def specialized(source: ir.Module, fname: str, arg_specs):
+    """A copy of ``source`` holding only ``fname``, specialized to ``arg_specs``, with i1
+    results widened: ``(module, result specs, indices of widened bool results)``."""
+    from .specialize import specialize_function
+
+    module = _clone(source)
+    specialize_function(module.operation, fname, arg_specs)
+    _keep_only(module, fname)
+    bool_results = _widen_bool_results(module, fname)
+    return module, _keep_only(module, fname), bool_results
 
 
 def _dedupe_results(module: ir.Module, fname: str) -> list[int]:
@@ -451,7 +463,8 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
     if target == "cuda":
         from .cuda import compile_cuda
 
-        return compile_cuda(fn_or_module, *examples, opt_level=opt_level, fusion=fusion)
+        return compile_cuda(fn_or_module, *examples, opt_level=opt_level, fusion=fusion,
+                            compile_to=compile_to)
     if target != "cpu":
         raise StrataError(f"unknown target '{target}' (targets: cpu, cuda)",
                           location=location_text())

@@ -5,10 +5,15 @@
     prog.ir, prog.gpu_binary_ir, prog.ptx() # inspectable on any machine
     y = prog(x, w)                          # needs a CUDA device; StrataError otherwise
 
-Calls check their arrays like the CPU Program (dtype, rank, static dims), then
-copy inputs to device memory, launch the kernels and copy the results back
-into fresh numpy arrays (the compiled host code does the copies; the program
-does not keep buffers on the device between calls).
+Calls check their arrays like the CPU Program (dtype, rank, static dims). On
+numpy arrays the compiled host code copies inputs to device memory, launches
+the kernels and copies the results back into fresh numpy arrays. On
+DeviceArrays (strata.runtime.device) a variant compiled with
+strata-gpu{resident=true} runs on the device buffers as they are and returns
+DeviceArrays, so values stay on the device between calls::
+
+    dx = to_device(x)
+    y = prog.second(prog.first(dx)).numpy()
 
 The device check comes first: MLIR's CUDA runtime library needs the driver
 (libcuda.so.1), and loading it without one aborts the process, so an
@@ -21,20 +26,16 @@ import ctypes
 import functools
 import time
 
+import numpy as np
 from mlir import ir
 
+from ..context import new_context
+from ..dialect.types import numpy_dtype
 from ..errors import StrataError
 from ..frontend.locations import location_text
 from ..frontend.module import Module, trace
 from ..pipelines.runner import run_pipeline
-from .api import (
-    CompiledFunction,
-    ProgramBase,
-    _clone,
-    _keep_only,
-    _widen_bool_results,
-    parse,
-)
+from .api import ProgramBase, _coerce, check_argument, parse, specialized
 from .engine import Engine, runtime_library
 
 __all__ = ["cuda_available", "compile_cuda", "CudaProgram", "cuda_runtime_library"]
@@ -92,41 +93,72 @@ def gpu_binaries(module: ir.Module) -> list[tuple[str, int, bytes]]:
 
 
 class _GpuFunction:
-    """One function lowered by strata-gpu for one signature; runs once a device exists."""
+    """One function lowered by strata-gpu for one signature; runs once a device exists.
 
-    def __init__(self, name, arg_specs, result_specs, module, bool_results, opt_level):
+    ``resident``: lowered with strata-gpu{resident=true}; runs on DeviceArrays.
+    """
+
+    def __init__(self, name, arg_specs, result_specs, module, bool_results, opt_level,
+                 resident=False):
         self.name = name
         self.arg_specs = arg_specs
         self.result_specs = result_specs
         self.module = module
         self.bool_results = bool_results
         self.opt_level = opt_level
+        self.resident = resident
         self.ir = str(module)
-        self._compiled = None
+        self._kernel = None
 
     @property
     def gpu_binary_ir(self) -> str:
         return "\n".join(str(op) for op in self.module.body.operations
                          if op.operation.name == "gpu.binary")
 
-    def run(self, arrays):
+    def _compiled(self):
         ok, reason = cuda_available()
         if not ok:
             raise StrataError(f"{self.name}: cannot run on the GPU: no CUDA device: {reason}",
                               location=location_text(),
                               hint="the program compiled; its IR is in .ir / .gpu_binary_ir")
-        if self._compiled is None:
+        from .device import ensure_context
+
+        ensure_context()
+        if self._kernel is None:
             engine = Engine(self.module, opt_level=self.opt_level,
                             shared_libs=[cuda_runtime_library()])
-            kernel = engine.kernel(self.name, [tuple(s) for s, _ in self.arg_specs] +
-                                   [tuple(s) for s, _ in self.result_specs])
-            self._compiled = CompiledFunction(self.name, self.arg_specs, self.result_specs,
-                                              kernel, self.bool_results)
-        return self._compiled.run(arrays)
+            self._kernel = engine.kernel(self.name, [tuple(s) for s, _ in self.arg_specs] +
+                                         [tuple(s) for s, _ in self.result_specs])
+        return self._kernel
+
+    def run(self, arrays):
+        """Host arrays in, host arrays out (the compiled code copies both ways)."""
+        kernel = self._compiled()
+        outs = [np.empty(s, numpy_dtype(d)) for s, d in self.result_specs]
+        kernel(list(arrays) + outs)
+        for i in self.bool_results:
+            outs[i] = outs[i] != 0
+        return outs
+
+    def run_resident(self, arrays):
+        """DeviceArrays in, new DeviceArrays out; nothing crosses the bus."""
+        from .device import DeviceArray
+
+        kernel = self._compiled()
+        outs = [DeviceArray(s, bool if i in self.bool_results else numpy_dtype(d))
+                for i, (s, d) in enumerate(self.result_specs)]
+        kernel.call_pointers([a.ptr for a in arrays] + [o.ptr for o in outs])
+        return outs
 
 
 class CudaProgram(ProgramBase):
-    """The callable result of compile_cuda: one entry per function, run on the GPU."""
+    """The callable result of compile_cuda: one entry per function, run on the GPU.
+
+    Called on numpy arrays it copies them to the device and the results back.
+    Called with at least one DeviceArray (strata.runtime.device) it runs a
+    variant compiled with resident buffers: numpy arguments are copied to the
+    device first, and the results are DeviceArrays that can feed the next call.
+    """
 
     def __init__(self, module: Module | ir.Module, *, chip: str = "sm_90",
                  features: str = "+ptx80", format: str = "bin",  # noqa: A002
@@ -140,10 +172,12 @@ class CudaProgram(ProgramBase):
             if all(None not in s for s, _ in specs):
                 self._get(fname, [(tuple(s), d) for s, d in specs])
 
-    def pipeline(self, format: str | None = None) -> str:  # noqa: A002
+    def pipeline(self, format: str | None = None, resident: bool = False,  # noqa: A002
+                 compile_to: str = "llvm") -> str:
         return (f"builtin.module(strata-gpu{{chip={self.chip} features={self.features} "
                 f"format={format or self.format} opt-level={self.opt_level} "
-                f"fusion={str(self.fusion).lower()}}})")
+                f"fusion={str(self.fusion).lower()} resident={str(resident).lower()} "
+                f"compile-to={compile_to}}})")
 
     def _compiled_all(self):
         return list(self._cache.values())
@@ -162,20 +196,43 @@ class CudaProgram(ProgramBase):
         """The PTX of each kernel module (compiled again with format=isa)."""
         out = {}
         for f in self._compiled_all():
-            if fname is not None and f.name != fname:
+            if (fname is not None and f.name != fname) or f.resident:
                 continue
             module = self._lower(f.name, f.arg_specs, format="isa")[0]
             for name, _, data in gpu_binaries(module):
                 out[name] = data.decode()
         return out
 
-    def _get(self, fname, arg_specs):
-        key = (fname, tuple(tuple(s) for s, _ in arg_specs))
+    def call(self, fname: str, *args):
+        from .device import DeviceArray, to_device
+
+        if not any(isinstance(a, DeviceArray) for a in args):
+            return super().call(fname, *args)
+        specs, names = self._signatures[fname]
+        if len(args) != len(specs):
+            raise StrataError(f"{fname}: expected {len(specs)} arguments, got {len(args)}",
+                              location=location_text())
+        arrays = []
+        for a, (s, d), n in zip(args, specs, names, strict=True):
+            if isinstance(a, DeviceArray):
+                check_argument(a.dtype, a.shape, s, d, n, fname, what="device array")
+                arrays.append(a)
+            else:
+                arrays.append(to_device(_coerce(a, s, d, n, fname)))
+        compiled = self._get(fname, [(a.shape, d) for a, (_, d) in
+                                     zip(arrays, specs, strict=True)], resident=True)
+        self.stats.calls += 1
+        outs = compiled.run_resident(arrays)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _get(self, fname, arg_specs, resident=False):
+        key = (fname, tuple(tuple(s) for s, _ in arg_specs), resident)
         fn = self._cache.get(key)
         if fn is None:
             start = time.perf_counter()
-            module, result_specs, bools = self._lower(fname, arg_specs)
-            fn = _GpuFunction(fname, arg_specs, result_specs, module, bools, self.opt_level)
+            module, result_specs, bools = self._lower(fname, arg_specs, resident=resident)
+            fn = _GpuFunction(fname, arg_specs, result_specs, module, bools, self.opt_level,
+                              resident)
             self._cache[key] = fn
             elapsed = time.perf_counter() - start
             self.stats.compiles += 1
@@ -183,25 +240,49 @@ class CudaProgram(ProgramBase):
             self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
         return fn
 
-    def _lower(self, fname, arg_specs, format=None):  # noqa: A002
-        from .specialize import specialize_function
+    def lower_to(self, level: str, fname: str | None = None, resident: bool = False) -> Module:
+        """The module lowered by strata-gpu up to ``level`` (gpu, nvvm or llvm), for one
+        function (the only one, or ``fname``) at its declared static signature."""
+        fname = fname or self._only_function()
+        specs, _ = self._signatures[fname]
+        if any(None in s for s, _ in specs):
+            raise StrataError(f"{fname}: lowering needs static argument shapes",
+                              location=location_text())
+        out = Module(new_context())
+        out.mlir = self._lower(fname, [(tuple(s), d) for s, d in specs], resident=resident,
+                               compile_to=level)[0]
+        return out
 
-        module = _clone(self.module)
-        specialize_function(module.operation, fname, arg_specs)
-        _keep_only(module, fname)
-        bools = _widen_bool_results(module, fname)
-        result_specs = _keep_only(module, fname)
+    def _only_function(self) -> str:
+        if len(self._signatures) != 1:
+            raise StrataError(f"the module has several functions ({', '.join(self.functions)}); "
+                              "name one", location=location_text())
+        return next(iter(self._signatures))
+
+    def _lower(self, fname, arg_specs, format=None, resident=False,  # noqa: A002
+               compile_to="llvm"):
+        module, result_specs, bools = specialized(self.module, fname, arg_specs)
         with module.context:
             for op in module.body.operations:
                 if op.operation.name == "func.func":
                     op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-        run_pipeline(module.operation, self.pipeline(format))
+        run_pipeline(module.operation, self.pipeline(format, resident, compile_to))
         return module, result_specs, bools
 
 
 def compile_cuda(fn_or_module, *examples, chip: str = "sm_90", features: str = "+ptx80",
-                 format: str = "bin", opt_level: int = 3, fusion: bool = True) -> CudaProgram:  # noqa: A002
-    """Compiles a strata.Module, .mlir text or a Python function (with examples) for the GPU."""
+                 format: str = "bin", opt_level: int = 3, fusion: bool = True,  # noqa: A002
+                 compile_to: str | None = None):
+    """Compiles a strata.Module, .mlir text or a Python function (with examples) for the GPU.
+
+    Returns a CudaProgram; with ``compile_to`` (gpu, nvvm or llvm) the strata.Module
+    lowered to that level instead (needs static shapes).
+    """
+    from ..pipelines.gpu import GPU_LEVELS
+
+    if compile_to is not None and compile_to not in GPU_LEVELS:
+        raise StrataError(f"target 'cuda': compile_to must be one of {', '.join(GPU_LEVELS)}, "
+                          f"got '{compile_to}'", location=location_text())
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         if not examples:
             raise StrataError("compile_cuda needs example arguments to trace a Python function",
@@ -211,6 +292,6 @@ def compile_cuda(fn_or_module, *examples, chip: str = "sm_90", features: str = "
         module = parse(fn_or_module)
     else:
         module = fn_or_module
-    return CudaProgram(module, chip=chip, features=features, format=format,
+    prog = CudaProgram(module, chip=chip, features=features, format=format,
                        opt_level=opt_level, fusion=fusion)
-
+    return prog if compile_to is None else prog.lower_to(compile_to)

@@ -26,6 +26,23 @@ same way. ``func.func(gpu-async-region)`` (after outlining) turns these into the
 async forms that gpu-to-llvm lowers, on one stream. With
 buffer-results-to-out-params afterwards, ``%h`` becomes the caller's buffer.
 
+With ``resident=true`` the caller's buffers are already in device memory
+(strata.runtime.cuda.DeviceArray): arguments are used as they are, and each
+memref result becomes a trailing out-param that the kernels write directly (a
+buffer the function allocated and returns once takes the out-param's place; any
+other returned value is copied into it on the device). Nothing crosses the bus::
+
+    func.func @f(%a: memref<4xf32>) -> memref<4xf32> {
+      %r = memref.alloc() : memref<4xf32>
+      gpu.launch ... { ... %a ... %r ... }
+      return %r : memref<4xf32>
+    }
+  =>
+    func.func @f(%a: memref<4xf32>, %out: memref<4xf32>) {
+      gpu.launch ... { ... %a ... %out ... }
+      return
+    }
+
 Limits: host code may only pass device buffers around (views, launches); a
 host op that reads or writes one (memref.load, a linalg op outside a kernel)
 is an error. Returned views must have the identity layout (contiguous).
@@ -60,12 +77,14 @@ class GpuHostPass(Pass):
     """Put kernel buffers in device memory: gpu.alloc, gpu.memcpy in/out, gpu.dealloc."""
 
     name = "strata-gpu-host"
+    resident: bool = False
 
     def run(self, module: ir.Operation) -> None:
         with module.context:
             for fn in functions(module):
                 if collect(fn, lambda o: o.name == "gpu.launch"):
-                    self._wrap(fn)
+                    with fn.location:
+                        self._wrap(fn)
 
     def _wrap(self, fn):
         body = fn.regions[0].blocks[0]
@@ -75,7 +94,7 @@ class GpuHostPass(Pass):
         first = list(body.operations)[0]
         # 1) arguments: copy to the device at entry
         for arg in body.arguments:
-            if not _is_memref(arg):
+            if self.resident or not _is_memref(arg):
                 continue
             t = ir.MemRefType(arg.type)
             if str(t.layout) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))) \
@@ -90,10 +109,19 @@ class GpuHostPass(Pass):
                     continue
                 owner.operands[use.operand_number] = d
             device.append(d)
+        ret = list(body.operations)[-1]
+        if ret.name != "func.return":
+            self.fail(fn, "strata-gpu-host: the function does not end in func.return")
+        params, outs = self._out_params(fn, ret) if self.resident else ([], [])
         # 2) host allocations and constants used by kernels
         for a in collect(fn, lambda o: o.name in ("memref.alloc", "memref.alloca")
                          and not inside_kernel(o)
                          and "workgroup" not in str(o.results[0].type)):
+            param = next((p for op, p in outs if op == a), None)
+            if param is not None:
+                a.results[0].replace_all_uses_with(param)
+                a.erase()
+                continue
             with ir.InsertionPoint(a), a.location:
                 d = gpu.alloc(a.results[0].type, None, [], list(a.operands), [])
             a.results[0].replace_all_uses_with(d)
@@ -117,10 +145,10 @@ class GpuHostPass(Pass):
                                      o.parent.name == "func.func"))):
             self.error(op, f"strata-gpu-host: '{op.name}' runs on the host but its buffer is in "
                            "device memory (it was not mapped to a kernel)")
+        if self.resident:
+            self._finish_resident(fn, ret, params, outs, device)
+            return
         # 4) results: copy back to fresh host buffers, free device memory
-        ret = list(body.operations)[-1]
-        if ret.name != "func.return":
-            self.fail(fn, "strata-gpu-host: the function does not end in func.return")
         new = []
         with ir.InsertionPoint(ret), ret.location:
             for v in ret.operands:
@@ -137,3 +165,53 @@ class GpuHostPass(Pass):
                 gpu.dealloc(None, [], d)
         for i, v in enumerate(new):
             ret.operands[i] = v
+
+    def _out_params(self, fn, ret):
+        """Resident mode: adds one trailing out-param per result to ``fn``. Returns the
+        params and ``[(alloc op, param)]`` for each result that is a function-local
+        memref.alloc returned exactly once (that alloc is to be replaced by the param)."""
+        sym = ir.StringAttr(fn.attributes["sym_name"]).value
+        module = fn.parent
+        while module.name != "builtin.module":
+            module = module.parent
+        if collect(module, lambda o: o.name == "func.call"
+                   and ir.FlatSymbolRefAttr(o.attributes["callee"]).value == sym):
+            self.fail(fn, "strata-gpu-host: resident=true needs a function with no callers "
+                          "(its signature changes)")
+        body = fn.regions[0].blocks[0]
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        returned = list(ret.operands)
+        params, taken = [], []
+        for v in returned:
+            if not _is_memref(v) or not ir.MemRefType(v.type).has_static_shape:
+                self.fail(ret, "strata-gpu-host: resident=true needs results that are memrefs "
+                               "of static shape")
+            t = ir.MemRefType(v.type)
+            param = body.add_argument(_identity(t), fn.location)
+            params.append(param)
+            owner = v.owner
+            if (not isinstance(owner, ir.Block) and owner.name == "memref.alloc"
+                    and t == _identity(t)
+                    and sum(1 for o in returned if o == v) == 1):
+                taken.append((owner.operation, param))
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            list(ftype.inputs) + [p.type for p in params], []))
+        return params, taken
+
+    def _finish_resident(self, fn, ret, params, outs, device):
+        """Copies results that did not take an out-param's place into theirs (on the
+        device), frees the temporaries and returns nothing."""
+        from mlir.dialects import func
+
+        taken = [p for _, p in outs]
+        with ir.InsertionPoint(ret), ret.location:
+            for v, param in zip(list(ret.operands), params, strict=True):
+                if any(param == p for p in taken):
+                    continue
+                if ir.MemRefType(v.type).layout != _identity(ir.MemRefType(v.type)).layout:
+                    self.fail(ret, "strata-gpu-host: a returned view is not contiguous")
+                gpu.memcpy(None, [], param, v)
+            for d in device:
+                gpu.dealloc(None, [], d)
+            func.ReturnOp([])
+        ret.erase()
