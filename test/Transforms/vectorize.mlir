@@ -1,5 +1,5 @@
-// RUN: strata-opt %s --split-input-file --strata-vectorize | FileCheck %s
-// RUN: strata-opt %s --split-input-file --strata-vectorize --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=LOWER
+// RUN: strata-opt %s --split-input-file --strata-vectorize=register-n=16 | FileCheck %s
+// RUN: strata-opt %s --split-input-file --strata-vectorize=register-n=16 --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=LOWER
 
 // 64x256 * 256x128: the cache tiles (64x128x128) leave one K loop of two steps;
 // register tiles of 8x16 with K step 1 around one vector.contract on vector<8x16xf32>.

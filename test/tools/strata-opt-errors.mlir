@@ -17,6 +17,12 @@
 // RUN: not strata-opt --strata-canonicalize=max-fold-elements=many %s 2>&1 | FileCheck %s --check-prefix=BADVALUE
 // BADVALUE: strata-opt: error: strata-canonicalize: option 'max-fold-elements' expects an integer, got 'many'
 
+// RUN: not strata-opt --strata-vectorize=threads=0 %s 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: not strata-opt '--pass-pipeline=builtin.module(strata-cpu{threads=-1})' %s 2>&1 | FileCheck %s --check-prefix=THREADS-CPU
+// THREADS: strata-opt: error: strata-vectorize: option 'threads' must be at least 1, got 0
+// THREADS-NOT: Traceback
+// THREADS-CPU: strata-opt: error: strata-cpu: option 'threads' must be at least 1, got -1
+
 // An upstream pass flag with a bad option is a bad option, not an unknown flag.
 // RUN: not strata-opt --cse=bogus %s 2>&1 | FileCheck %s --check-prefix=UPSTREAMOPT
 // UPSTREAMOPT: strata-opt: error: {{.*}}no such option bogus

@@ -12,7 +12,7 @@ from mlir import ir
 from ..errors import Diagnostic, StrataError, format_location
 from ..pipelines.text import parse_options
 
-__all__ = ["Pass", "PassFailure", "OptionError", "option_help"]
+__all__ = ["Pass", "PassFailure", "OptionError", "option_help", "check_threads"]
 
 
 class PassFailure(Exception):
@@ -51,6 +51,12 @@ def _convert(pass_name, option, typ, text):
         noun = {"int": "an integer", "float": "a number", "str": "a string"}.get(
             getattr(typ, "__name__", ""), str(typ))
         raise OptionError(f"{pass_name}: option '{option}' expects {noun}, got '{text}'") from None
+
+
+def check_threads(pass_name: str, threads: int) -> None:
+    """The ``threads`` option: a positive integer (1 = sequential code)."""
+    if threads < 1:
+        raise OptionError(f"{pass_name}: option 'threads' must be at least 1, got {threads}")
 
 
 def option_help(cls) -> list[tuple[str, str, str]]:

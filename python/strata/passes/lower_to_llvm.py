@@ -1,7 +1,17 @@
 """strata-lower-to-llvm: buffers, loops, vectors, arith and math to the LLVM dialect.
 
-A named pipeline of upstream passes; the place where CPU vectorization and
-threading plug in (before ``convert-linalg-to-loops``):
+A named pipeline of upstream passes. With ``threads`` > 1 it starts with the
+threading passes: each ``scf.forall`` (made by strata-vectorize) becomes an
+``scf.parallel`` and then ``threads`` tasks of MLIR's async runtime
+(``async-parallel-for``; the calling thread runs one block and waits for the
+rest), lowered to calls into libmlir_async_runtime.so:
+
+    scf.forall (%i, %j) in (8, 4) { ... }
+  =>
+    call @mlirAsyncRuntimeCreateGroup ... call @async_execute_fn ... call @parallel_compute_fn
+    call @mlirAsyncRuntimeAwaitAllInGroup
+
+Then (every case):
 
     strata-lower-vectors, func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, convert-scf-to-cf,
     convert-vector-to-llvm, expand-strided-metadata, finalize-memref-to-llvm,
@@ -18,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import Pass
+from .base import Pass, check_threads
 
 __all__ = ["LowerToLLVMPass"]
 
@@ -29,10 +39,23 @@ class LowerToLLVMPass(Pass):
 
     name = "strata-lower-to-llvm"
     reassociate_fp_reductions: bool = True
+    threads: int = 1
+
+    def __post_init__(self):
+        check_threads(self.name, self.threads)
 
     def elements(self) -> str:
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""
+        parallel = ""
+        if self.threads > 1:
+            parallel = (
+                "scf-forall-to-parallel, "
+                f"async-parallel-for{{async-dispatch=false num-workers={self.threads} "
+                "min-task-size=1}, "
+                "async-to-async-runtime, async-runtime-ref-counting, "
+                "async-runtime-ref-counting-opt, convert-async-to-llvm, ")
         return (
+            parallel +
             "strata-lower-vectors, "
             "func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, "
             "convert-scf-to-cf, canonicalize, cse, "

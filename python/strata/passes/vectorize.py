@@ -8,10 +8,18 @@ LLVM's loop vectorizer would leave scalar. Other float reductions get
 ``fastmath<reassoc,contract>`` on their combiners so LLVM may vectorize them.
 
 For every ``linalg.matmul`` / ``linalg.batch_matmul`` with static shapes, a
-transform-dialect strategy tiles for cache (``cache-tiles``, M x N x K) and then
-for registers (``register-tiles``, a vector<MxN> accumulator, K step 1),
-vectorizes with masks for partial tiles, turns the multiply-reduce into
-``vector.contract`` and hoists the accumulator out of the K loop:
+transform-dialect strategy tiles for cache (``cache-m/n/k``) and then for
+registers (``register-m`` x ``register-n``: a vector<MxN> accumulator, K step
+1), vectorizes with masks for partial tiles, turns the multiply-reduce into
+``vector.contract`` and hoists the accumulator out of the K loop.
+``register-n=0`` (the default) makes the accumulator 8 vector registers of the
+host (8 f32 lanes with AVX2, 16 with AVX-512): one register per row for 8
+rows, two for 4, so accumulators plus operands fit the register file (16 ymm
+/ 32 zmm); 8x16 on AVX2 spills and runs at half the speed. With ``threads`` > 1, a matmul of at least ``parallel-flops`` flops
+with more than one cache tile gets its M x N cache tiles as an ``scf.forall``
+(run on threads by strata-lower-to-llvm), and a row reduction of at least
+``parallel-elements`` input elements gets its rows as one. The example below is
+the sequential form (8x16 tiles):
 
     %0 = linalg.matmul ins(%a, %b : tensor<64x256xf32>, tensor<256x512xf32>) outs(%c)
   =>
@@ -29,25 +37,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from mlir import ir
 
+from ..codegen.host import f32_lanes
 from ..codegen.transform import apply_script, script
-from .base import Pass, collect_ops
+from .base import Pass, check_threads, collect_ops
 
 __all__ = ["VectorizePass", "LowerVectorsPass"]
 
 T = "!transform.any_op"
 
 
-def _strategy(tag, cache, reg, batch):
-    """Tile-and-vectorize script for the one op carrying the attribute ``tag``."""
+def _strategy(tag, cache, reg, batch, parallel=False):
+    """Tile-and-vectorize script for the one op carrying the attribute ``tag``.
+
+    ``parallel``: the M x N cache tiles (and batch) form an ``scf.forall`` whose
+    iterations may run on different threads; the K loop stays sequential."""
     lead = "1, " if batch else ""
     loops = 4 if batch else 3
     handles = ", ".join([T] * (loops + 1))
-    return script(f"""
-    %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}
+    if parallel:
+        zero = "0, " if batch else ""
+        outer = f"""
+    %t0, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [{lead}{cache[0]}, {cache[1]}] : ({T}) -> ({T}, {T})
+    %t1, %lk = transform.structured.tile_using_for %t0
+        tile_sizes [{zero}0, 0, {cache[2]}] : ({T}) -> ({T}, {T})"""
+    else:
+        outer = f"""
     %t1, %l1:{loops} = transform.structured.tile_using_for %op
-        tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})
+        tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})"""
+    return script(f"""
+    %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}{outer}
     %t2, %l2:{loops} = transform.structured.tile_using_for %t1
         tile_sizes [{lead}{reg[0]}, {reg[1]}, 1] : ({T}) -> ({handles})
     transform.structured.vectorize %t2 vector_sizes [{lead}{reg[0]}, {reg[1]}, 1] : {T}
@@ -62,8 +84,10 @@ def _strategy(tag, cache, reg, batch):
     transform.apply_cse to %f : {T}""")
 
 
-def _reduction_strategy(tag, n_parallel, width, n_results):
-    """Row reductions: partial accumulators of ``width`` lanes, combined once per row."""
+def _reduction_strategy(tag, n_parallel, width, n_results, parallel=False):
+    """Row reductions: partial accumulators of ``width`` lanes, combined once per row.
+
+    ``parallel``: the rows form an ``scf.forall`` (run on threads later)."""
     ones = ", ".join(["1"] * n_parallel)
     zeros = ", ".join(["0"] * n_parallel)
     sizes = f"{ones}, {width}"
@@ -77,10 +101,15 @@ def _reduction_strategy(tag, n_parallel, width, n_results):
             vectorize.append(f"    transform.structured.vectorize {ref} vector_sizes [{sizes}] "
                              f": {T}")
     vectorize = "\n".join(vectorize)
+    if parallel:
+        rows = (f"%t, %rows = transform.structured.tile_using_forall %op tile_sizes [{ones}, 0]"
+                f" : ({T}) -> ({T}, {T})")
+    else:
+        rows = (f"%t, %l:{n_parallel} = transform.structured.tile_using_for %op tile_sizes "
+                f"[{ones}, 0] : ({T}) -> ({', '.join([T] * (n_parallel + 1))})")
     return script(f"""
     %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}
-    %t, %l:{n_parallel} = transform.structured.tile_using_for %op tile_sizes [{ones}, 0]
-        : ({T}) -> ({", ".join([T] * (n_parallel + 1))})
+    {rows}
     %fill{many}, %split, %comb{many}, %loop = transform.structured.tile_reduction_using_for %t
         by tile_sizes = [{zeros}, {width}] : ({T}) -> ({handles})
 {vectorize}
@@ -205,16 +234,22 @@ class VectorizePass(Pass):
     cache_n: int = 128
     cache_k: int = 128
     register_m: int = 8
-    register_n: int = 16
+    register_n: int = 0
     reductions: bool = True
     reduction_width: int = 16
+    threads: int = 1
+    parallel_flops: int = 1 << 25
+    parallel_elements: int = 1 << 20
+
+    def __post_init__(self):
+        check_threads(self.name, self.threads)
 
     def run(self, module: ir.Operation) -> None:
         if self.reductions:
             mark_reassociable_reductions(module)
             self._vectorize_reductions(module)
         cache = (self.cache_m, self.cache_n, self.cache_k)
-        reg = (self.register_m, self.register_n)
+        lanes = f32_lanes()
         tags = []
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
             for op in _static_ops(module, op_name):
@@ -222,13 +257,20 @@ class VectorizePass(Pass):
                 m, n, k = _mnk(op, batch)
                 op_cache = tuple(max(1, min(c, dim)) for c, dim in zip(cache, (m, n, k),
                                                                       strict=True))
-                op_reg = tuple(max(1, min(r, c)) for r, c in zip(reg, op_cache[:2], strict=True))
+                reg_m = max(1, min(self.register_m, op_cache[0]))
+                # auto: 8 vector accumulators (8 rows of one register, 4 rows of two, ...)
+                reg_n = self.register_n or lanes * max(1, 8 // reg_m)
+                op_reg = (reg_m, max(1, min(reg_n, op_cache[1])))
+                batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
+                tiles = batches * -(-m // op_cache[0]) * -(-n // op_cache[1])
+                parallel = (self.threads > 1 and tiles > 1 and
+                            2 * batches * m * n * k >= self.parallel_flops)
                 tag = f"strata.vectorize_{len(tags)}"
                 tags.append(tag)
                 op.attributes[tag] = ir.UnitAttr.get(module.context)
                 location = op.location
                 try:
-                    apply_script(module, _strategy(tag, op_cache, op_reg, batch))
+                    apply_script(module, _strategy(tag, op_cache, op_reg, batch, parallel))
                 except ir.MLIRError as e:
                     self.fail_at(location, f"strata-vectorize: {e}")
         for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
@@ -271,8 +313,12 @@ def _vectorize_reductions_impl(self, module):
         n_parallel = len(ir.ArrayAttr(op.attributes["iterator_types"])) - 1
         location = op.location
         try:
+            elements = ir.RankedTensorType(op.operands[0].type)
+            parallel = (self.threads > 1 and
+                        np.prod(elements.shape) >= self.parallel_elements and
+                        np.prod(elements.shape[:-1]) > 1)
             apply_script(module, _reduction_strategy(tag, n_parallel, self.reduction_width,
-                                                     len(op.results)))
+                                                     len(op.results), parallel))
         except ir.MLIRError as e:
             self.fail_at(location, f"strata-vectorize: {e}")
     tags = [f"strata.vectorize_reduction_{i}" for i in range(len(ops))]

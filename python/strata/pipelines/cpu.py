@@ -1,19 +1,21 @@
 """strata-cpu: the whole CPU pipeline, strata dialect to LLVM dialect, as one pass flag.
 
-    strata-cpu{compile-to=llvm fusion=true layout=true}
+    strata-cpu{compile-to=llvm fusion=true layout=true threads=1}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
     [strata-fuse], [strata-layout], strata-bufferize, strata-lower-to-llvm,
     with strata-check-level after each level.
 
-``opt-level`` is the LLVM optimization level the runtime's JIT uses; it does not
-change the MLIR passes.
+``threads`` > 1 runs large matmuls and row reductions on that many threads
+(strata-vectorize makes them ``scf.forall`` loops; strata-lower-to-llvm turns
+those into tasks of MLIR's async runtime). ``opt-level`` is the LLVM
+optimization level the runtime's JIT uses; it does not change the MLIR passes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..passes.base import Pass
+from ..passes.base import Pass, check_threads
 from .levels import pipeline_to_level
 
 __all__ = ["CpuPipeline"]
@@ -28,7 +30,12 @@ class CpuPipeline(Pass):
     fusion: bool = True
     layout: bool = True
     opt_level: int = 3
+    threads: int = 1
+
+    def __post_init__(self):
+        check_threads(self.name, self.threads)
 
     def elements(self) -> str:
-        text = pipeline_to_level(self.compile_to, fusion=self.fusion, layout=self.layout)
+        text = pipeline_to_level(self.compile_to, fusion=self.fusion, layout=self.layout,
+                                 threads=self.threads)
         return text[len("builtin.module("):-1]

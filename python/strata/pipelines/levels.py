@@ -36,10 +36,10 @@ LEVELS = [
     Level("fused", "after fusion decisions (strata-fuse)", "{fuse}"),
     Level("layout", "after layout decisions (strata-layout)", "{layout}"),
     Level("bufferized", "memrefs only, results written to caller buffers",
-          "strata-expand-math, strata-vectorize, func.func(loop-invariant-subset-hoisting), "
+          "strata-expand-math, {vectorize}, func.func(loop-invariant-subset-hoisting), "
           "canonicalize, cse, "
           "strata-bufferize"),
-    Level("llvm", "LLVM dialect only", "strata-lower-to-llvm"),
+    Level("llvm", "LLVM dialect only", "{lower}"),
 ]
 LEVEL_NAMES = [lvl.name for lvl in LEVELS]
 
@@ -62,14 +62,20 @@ def level_index(name: str) -> int:
 
 
 def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: bool = True,
-                fuse_options: str = "") -> list[tuple[str, str]]:
-    """``(level, pipeline elements)`` for each level up to ``name``, in order."""
+                fuse_options: str = "", threads: int = 1) -> list[tuple[str, str]]:
+    """``(level, pipeline elements)`` for each level up to ``name``, in order.
+
+    ``threads`` > 1 lets strata-vectorize make large matmuls and row reductions
+    parallel loops, which strata-lower-to-llvm runs on that many threads.
+    """
     fuse = "strata-fuse" + (f"{{{fuse_options}}}" if fuse_options else "")
+    par = f"{{threads={threads}}}" if threads > 1 else ""
     steps = []
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(
             fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "strata-decompose",
-            layout="strata-layout, canonicalize, cse" if layout else "")
+            layout="strata-layout, canonicalize, cse" if layout else "",
+            vectorize=f"strata-vectorize{par}", lower=f"strata-lower-to-llvm{par}")
         parts = [p for p in (passes, f"strata-check-level{{level={lvl.name}}}" if check else "")
                  if p]
         steps.append((lvl.name, ", ".join(parts)))
@@ -77,8 +83,8 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
 
 
 def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
-                      check: bool = True, fuse_options: str = "") -> str:
+                      check: bool = True, fuse_options: str = "", threads: int = 1) -> str:
     """The textual pipeline that lowers strata IR to level ``name``."""
     steps = level_steps(name, fusion=fusion, layout=layout, check=check,
-                        fuse_options=fuse_options)
+                        fuse_options=fuse_options, threads=threads)
     return "builtin.module(" + ", ".join(text for _, text in steps if text) + ")"

@@ -1,7 +1,8 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
     LLVM dialect --mlir-translate--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
-                 --cc -shared (+ libmlir_c_runner_utils)--> lib.so --ctypes--> Kernel
+                 --cc -shared (+ libmlir_c_runner_utils, libmlir_async_runtime)--> lib.so
+                 --ctypes--> Kernel
 
 Used by the on-disk cache (runtime/cache.py) and by :func:`strata.export_library`.
 Functions are called through their C interface ``_mlir_ciface_<name>(desc*, ...)``
@@ -96,7 +97,8 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         os.close(fd)
         try:
             _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}",
-                  "-lmlir_c_runner_utils", f"-Wl,-rpath,{libdir}"], "linking")
+                  "-lmlir_c_runner_utils", "-lmlir_async_runtime", f"-Wl,-rpath,{libdir}"],
+                 "linking")
             os.replace(tmp_lib, out_path)
         finally:
             if os.path.exists(tmp_lib):

@@ -64,8 +64,39 @@ def _clone(module: ir.Module) -> ir.Module:
         return ir.Module.parse(module.operation.get_asm(enable_debug_info=True), context)
 
 
+def default_threads() -> int:
+    """Threads compiled CPU code may use: ``STRATA_THREADS``, else this process's CPUs."""
+    import os
+
+    text = os.environ.get("STRATA_THREADS", "")
+    if text.strip():
+        try:
+            n = int(text)
+        except ValueError:
+            raise StrataError(f"STRATA_THREADS must be a positive integer, got '{text}'",
+                              location="<environment>") from None
+        if n < 1:
+            raise StrataError(f"STRATA_THREADS must be a positive integer, got '{text}'",
+                              location="<environment>")
+        return n
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _threads(threads: int | None) -> int:
+    if threads is None:
+        return default_threads()
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise StrataError(f"threads must be a positive integer, got {threads!r}",
+                          location=location_text())
+    return threads
+
+
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
-          record_sizes: dict | None = None, fuse_options: str = "", before=None) -> list:
+          record_sizes: dict | None = None, fuse_options: str = "", before=None,
+          threads: int = 1) -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
     ``before`` maps a level name to a callable run on the module just before the
@@ -74,7 +105,7 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     """
     remarks = []
     for name, text in level_steps(compile_to, fusion=fusion, layout=layout,
-                                  fuse_options=fuse_options):
+                                  fuse_options=fuse_options, threads=threads):
         if before and name in before:
             before[name](module)
         remarks += run_pipeline(module.operation, f"builtin.module({text})")
@@ -202,11 +233,12 @@ class Program(ProgramBase):
     """The callable result of strata.compile on a module: one entry per function."""
 
     def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
-                 opt_level: int = 3, layout: bool = True):
+                 opt_level: int = 3, layout: bool = True, threads: int | None = None):
         super().__init__(module)
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
+        self.threads = _threads(threads)
 
     def _get(self, fname, arg_specs):
         key = (fname, tuple(tuple(s) for s, _ in arg_specs))
@@ -248,7 +280,8 @@ class Program(ProgramBase):
         key = None
         if use_cache:
             options = {"fusion": str(self.fusion), "layout": self.layout,
-                       "fuse_options": fuse_options, "opt_level": self.opt_level}
+                       "fuse_options": fuse_options, "opt_level": self.opt_level,
+                       "threads": self.threads}
             key = cache.entry_key(module.operation.get_asm(enable_debug_info=False), fname,
                                   options)
             check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs]}
@@ -264,7 +297,7 @@ class Program(ProgramBase):
         sizes = {}
         unique = []
         remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
-                        record_sizes=sizes,
+                        record_sizes=sizes, threads=self.threads,
                         fuse_options=fuse_options,
                         before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
         out_shapes = [tuple(result_specs[i][0]) for i in sorted(set(unique))]
@@ -393,11 +426,13 @@ def _keep_only(module: ir.Module, fname: str) -> None:
 class JitFunction:
     """A Python function traced and compiled per signature on call (see strata.jit)."""
 
-    def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True):
+    def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
+                 threads: int | None = None):
         self.fn = fn
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
+        self.threads = _threads(threads)
         self._programs: dict = {}
         self.stats = CompileStats()
         functools.update_wrapper(self, fn)
@@ -421,7 +456,7 @@ class JitFunction:
             start = time.perf_counter()
             module = trace(self.fn, *args)
             program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
-                              layout=self.layout)
+                              layout=self.layout, threads=self.threads)
             program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
                                    for k, v in program._signatures.items()}
             self._programs[key] = program
@@ -444,16 +479,25 @@ def _param_names(fn, n):
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
-def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True):
-    """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes."""
+def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
+        threads: int | None = None):
+    """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
+
+    ``threads``: how many threads large ops may use (default: default_threads()).
+    """
     if fn is None:
-        return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level, layout=layout)
-    return JitFunction(fn, fusion=fusion, opt_level=opt_level, layout=layout)
+        return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level, layout=layout,
+                                     threads=threads)
+    return JitFunction(fn, fusion=fusion, opt_level=opt_level, layout=layout, threads=threads)
 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
-            fusion: bool | str = True, opt_level: int = 3, layout: bool = True):
+            fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
+            threads: int | None = None):
     """Compiles a strata.Module, .mlir text or a Python function.
+
+    ``threads`` (CPU): how many threads large matmuls and row reductions may use;
+    None means default_threads() (``STRATA_THREADS``, else every CPU of this process).
 
     With ``compile_to`` (a level name) returns a strata.Module lowered to that level
     (a Python function then needs ``examples`` to trace with); otherwise returns a
@@ -473,7 +517,8 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
             if compile_to is not None:
                 raise StrataError("compile_to needs example arguments to trace a Python "
                                   "function with", location=location_text())
-            return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout)
+            return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout,
+                               threads=threads)
         module = trace(fn_or_module, *examples)
     elif isinstance(fn_or_module, str):
         module = parse(fn_or_module)
@@ -483,9 +528,11 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
         level_index(compile_to)
         out = Module(new_context())
         out.mlir = _clone(module.mlir)
-        lower(out.mlir, compile_to, fusion=bool(fusion), layout=layout)
+        lower(out.mlir, compile_to, fusion=bool(fusion), layout=layout,
+              threads=_threads(threads))
         return out
-    program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout)
+    program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout,
+                      threads=threads)
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         # guards name a traced function's parameters, as jit's do
         program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))

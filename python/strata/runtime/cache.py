@@ -74,19 +74,8 @@ def _source_fingerprint() -> str:
     return _SOURCE
 
 
-def cpuinfo(field: str, default: str = "") -> str:
-    """The first ``field`` line of /proc/cpuinfo (``default`` where there is none)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith(field):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return default
-
-
 def _cpu() -> dict:
+    from ..codegen.host import cpuinfo
     from .aot import host_cpu
 
     flags = cpuinfo("flags")

@@ -35,10 +35,22 @@ def descriptor_class(rank: int):
     return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
 
 
+@cache
+def load_async_runtime() -> None:
+    """Loads MLIR's async runtime (the thread pool of threaded code) into the process.
+
+    Loaded globally rather than through ``shared_libs``: an ExecutionEngine given
+    it there tears the process-wide runtime down when the engine is freed, and
+    every other compiled function using it would then crash.
+    """
+    ctypes.CDLL(runtime_library("libmlir_async_runtime.so"), mode=ctypes.RTLD_GLOBAL)
+
+
 class Engine:
     """An ExecutionEngine over a module lowered to the LLVM dialect."""
 
     def __init__(self, module: ir.Module, opt_level: int = 3, shared_libs=()):
+        load_async_runtime()
         libs = [runtime_library("libmlir_c_runner_utils.so")] + list(shared_libs)
         self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
 
