@@ -10,7 +10,8 @@ import subprocess
 import numpy as np
 from mlir import ir
 
-from strata.runtime.cache import cpuinfo
+from strata.codegen.host import cpuinfo
+from strata.runtime.api import default_threads
 from strata.runtime.measure import per_call
 
 __all__ = ["per_call", "machine", "kernels_and_bytes", "torch_or_none"]
@@ -21,7 +22,8 @@ def machine() -> str:
     import numpy
 
     return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
-            f"Python {platform.python_version()}, numpy {numpy.__version__}")
+            f"Python {platform.python_version()}, numpy {numpy.__version__}, "
+            f"strata threads {default_threads()}")
 
 
 def _bytes(t) -> int:

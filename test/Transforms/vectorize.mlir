@@ -42,46 +42,61 @@ func.func @matmul_static(%a: tensor<64x256xf32>, %b: tensor<256x128xf32>, %c: te
 
 // -----
 
-// 33x65 * 65x17: no dim is a multiple of a tile; the partial tiles are affine.min
-// sizes, read and written under masks, and the contraction is masked.
-// CHECK-DAG: #[[MINM:.+]] = affine_map<(d0) -> (-d0 + 33, 8)>
-// CHECK-DAG: #[[MINN:.+]] = affine_map<(d0) -> (-d0 + 17, 16)>
+// 33x65 * 65x17: the cache tile is the whole op, but no dim is a multiple of
+// the 8x16 register tile. The register loops are peeled: main 8x16 tiles, then
+// 8x1, 1x16 and 1x1 remainder tiles, all of static shape, so nothing is masked.
 // CHECK-LABEL: func.func @matmul_odd
+// CHECK-NOT: vector.mask
+// CHECK-NOT: vector.create_mask
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c32 step %c8
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c65 step %c1
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x1xf32> into vector<8x1xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x16xf32> into vector<1x16xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x1xf32> into vector<1x1xf32>
 // CHECK-NOT: linalg.matmul
-// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
-// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
-// CHECK-DAG: %[[C33:.+]] = arith.constant 33 : index
-// CHECK-DAG: %[[C17:.+]] = arith.constant 17 : index
-// CHECK-DAG: %[[C65:.+]] = arith.constant 65 : index
-// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[C33]] step %[[C8]]
-// CHECK: scf.for %[[J:.+]] = %{{.+}} to %[[C17]] step %[[C16]]
-// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C65]] step %{{.+}}
-// CHECK: %[[M:.+]] = affine.min #[[MINM]](%[[I]])
-// CHECK: %[[N:.+]] = affine.min #[[MINN]](%[[J]])
-// CHECK: vector.transfer_read {{.*}} : tensor<?x1xf32>, vector<8x1xf32>
-// CHECK: vector.create_mask %[[N]] : vector<16xi1>
-// CHECK: vector.transfer_read {{.*}} : tensor<1x?xf32>, vector<1x16xf32>
-// CHECK: %[[MASK:.+]] = vector.from_elements {{.*}} : vector<8x16xi1>
-// CHECK: vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}}, %[[MASK]] {in_bounds = [true, true]} : tensor<?x?xf32>, vector<8x16xf32>
-// CHECK: %[[R:.+]] = vector.mask %{{.+}} { vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32> } : vector<8x16x1xi1> -> vector<8x16xf32>
-// CHECK: vector.transfer_write %[[R]], %{{.+}}[%{{.+}}, %{{.+}}], %[[MASK]] {in_bounds = [true, true]} : vector<8x16xf32>, tensor<?x?xf32>
-// CHECK-NOT: linalg.matmul
+// CHECK-NOT: vector.mask
 // CHECK: return
-// After lowering, the masked contraction is FMAs whose results are selected by
-// the mask; the masked transfers stay.
 // LOWER-LABEL: func.func @matmul_odd
 // LOWER-NOT: vector.contract
-// LOWER-NOT: vector.mask
-// LOWER: %[[F:.+]] = vector.fma %{{.+}}, %{{.+}}, %[[ACC:.+]] : vector<16xf32>
-// LOWER-NEXT: arith.select %{{.+}}, %[[F]], %[[ACC]] : vector<16xi1>, vector<16xf32>
-// LOWER-COUNT-7: vector.fma
-// LOWER-NOT: vector.contract
-// LOWER-NOT: vector.mask
-// LOWER: vector.transfer_write
+// LOWER-NOT: arith.select
+// LOWER: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
 // LOWER: return
 func.func @matmul_odd(%a: tensor<33x65xf32>, %b: tensor<65x17xf32>, %c: tensor<33x17xf32>) -> tensor<33x17xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<33x65xf32>, tensor<65x17xf32>) outs(%c : tensor<33x17xf32>) -> tensor<33x17xf32>
   return %0 : tensor<33x17xf32>
+}
+
+// -----
+
+// 131x65 * 65x17: M is prime and larger than the 64-row cache tile, so cache
+// tiles are partial (affine.min sizes) and register tiles are read, computed
+// and written under masks.
+// CHECK-DAG: #[[MINC:.+]] = affine_map<(d0) -> (-d0 + 131, 64)>
+// CHECK-DAG: #[[MINM:.+]] = affine_map<(d0)[s0] -> (-d0 + s0, 8)>
+// CHECK-DAG: #[[MINN:.+]] = affine_map<(d0) -> (-d0 + 17, 16)>
+// CHECK-LABEL: func.func @matmul_partial_cache
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %c131 step %c64
+// CHECK: %[[CM:.+]] = affine.min #[[MINC]](%[[I]])
+// CHECK: scf.for %[[II:.+]] = %{{.+}} to %[[CM]] step %c8
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %c17 step %c16
+// CHECK: affine.min #[[MINM]](%[[II]])[%[[CM]]]
+// CHECK: %[[N:.+]] = affine.min #[[MINN]](%[[J]])
+// CHECK: vector.create_mask %[[N]] : vector<16xi1>
+// CHECK: vector.mask %{{.+}} { vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32> } : vector<8x16x1xi1> -> vector<8x16xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+// After lowering, the masked contraction is FMAs whose results are selected by
+// the mask.
+// LOWER-LABEL: func.func @matmul_partial_cache
+// LOWER-NOT: vector.contract
+// LOWER-NOT: vector.mask
+// LOWER: %[[F:.+]] = vector.fma %{{.+}}, %{{.+}}, %[[ACC:.+]] : vector<16xf32>
+// LOWER-NEXT: arith.select %{{.+}}, %[[F]], %[[ACC]] : vector<16xi1>, vector<16xf32>
+// LOWER: return
+func.func @matmul_partial_cache(%a: tensor<131x65xf32>, %b: tensor<65x17xf32>, %c: tensor<131x17xf32>) -> tensor<131x17xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<131x65xf32>, tensor<65x17xf32>) outs(%c : tensor<131x17xf32>) -> tensor<131x17xf32>
+  return %0 : tensor<131x17xf32>
 }
 
 // -----

@@ -45,6 +45,16 @@ def test_matmul_threads_match_sequential(rng, m, k, n):
                  magnitude=np.abs(a).astype(np.float64) @ np.abs(b))
 
 
+def test_fused_epilogue_threads(rng):
+    a, b, c = _rand(rng, 256, 520), _rand(rng, 520, 384), _rand(rng, 384)
+    one, two, ir = _both(lambda x, y, z: strata.relu(x @ y + z), a, b, c)
+    assert "mlirAsyncRuntimeAwaitAllInGroup" in ir
+    np.testing.assert_array_equal(one, two)
+    ref = np.maximum(a.astype(np.float64) @ b + c, 0)
+    assert_close(two, ref, reduction_length=520, magnitude=np.abs(a).astype(np.float64) @ np.abs(b)
+                 + np.abs(c), ops=2)
+
+
 def test_batch_matmul_threads(rng):
     a, b = _rand(rng, 8, 130, 257), _rand(rng, 8, 257, 67)
     one, two, ir = _both(lambda x, y: x @ y, a, b)

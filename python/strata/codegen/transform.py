@@ -17,13 +17,21 @@ def script(body: str) -> str:
     )
 
 
+class ScriptError(Exception):
+    """A transform script did not parse or did not apply; the text holds MLIR's diagnostics."""
+
+
 def apply_script(payload: ir.Operation, text: str) -> None:
     """Parses the transform module ``text`` and applies its ``__transform_main`` to ``payload``.
 
-    Raises ``ir.MLIRError`` (with the transform's diagnostics) if the script fails.
+    Raises ScriptError (with the transform's diagnostics) if the script fails: the
+    interpreter reports some failures as ``ir.MLIRError`` and others as ValueError.
     """
     with payload.context, ir.Location.unknown():
-        transform_module = ir.Module.parse(text)
+        try:
+            transform_module = ir.Module.parse(text)
+        except ir.MLIRError as e:
+            raise ScriptError(f"the transform script does not parse: {e}") from None
         main = None
         for op in transform_module.body.operations:
             if "sym_name" in op.attributes and \
@@ -31,4 +39,7 @@ def apply_script(payload: ir.Operation, text: str) -> None:
                 main = op
         if main is None:
             raise ValueError("transform script has no @__transform_main")
-        interpreter.apply_named_sequence(payload, main, transform_module)
+        try:
+            interpreter.apply_named_sequence(payload, main, transform_module)
+        except (ir.MLIRError, ValueError) as e:
+            raise ScriptError(str(e)) from None

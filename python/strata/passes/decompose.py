@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..codegen.transform import apply_script, script
+from ..codegen.transform import ScriptError, apply_script, script
 from .base import Pass
 
 __all__ = ["DecomposePass"]
@@ -74,5 +74,5 @@ class DecomposePass(Pass):
             if found[name]:
                 try:
                     apply_script(module, text)
-                except ir.MLIRError as e:
+                except ScriptError as e:
                     self.fail(found[name][0], f"strata-decompose: {e}")

@@ -34,11 +34,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+import numpy as np
 from mlir import ir
 
-from ..codegen.transform import apply_script, script
+from ..codegen.transform import ScriptError, apply_script, script
 from ..errors import format_location
-from .base import Pass, collect_ops
+from .base import Pass, check_threads, collect_ops
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
 
@@ -80,6 +81,11 @@ class FusePass(Pass):
     tile_n: int = 128
     report: bool = False
     decisions: str = ""  # "key=off,key=on" overrides by candidate key (measure mode)
+    threads: int = 1
+    parallel_flops: int = 1 << 25  # = strata-vectorize's: a fused matmul keeps its threads
+
+    def __post_init__(self):
+        check_threads(self.name, self.threads)
 
     def note(self, op, text):
         if self.report:
@@ -208,21 +214,80 @@ class FusePass(Pass):
             self.note(consumer, f"[{number}] tiled {describe(consumer)} by {tiles} with "
                                 f"{describe(producer)} fused into each tile: the epilogue "
                                 f"runs on the tile while it is in cache")
-            consumer.attributes[f"strata.fuse_root_{len(roots)}"] = ir.UnitAttr.get(
-                module.context)
-            roots.append(tiles)
-        for i, tiles in enumerate(roots):
-            body = (f'    %g = transform.structured.match attributes{{"strata.fuse_root_{i}"}} '
-                    f"in %root : (!transform.any_op) -> !transform.any_op\n"
-                    f"    %t, %l:{len(tiles)} = transform.structured.fuse %g tile_sizes "
-                    f"[{', '.join(map(str, tiles))}] : (!transform.any_op) -> "
-                    f"({', '.join(['!transform.any_op'] * (len(tiles) + 1))})")
-            apply_script(module, script(body))
-        for op in _collect(module, ("linalg.generic",)):
-            for i in range(len(roots)):
-                name = f"strata.fuse_root_{i}"
+            i = len(roots)
+            consumer.attributes[f"strata.fuse_root_{i}"] = ir.UnitAttr.get(module.context)
+            n_tiles = 1
+            for size, tile in zip(sizes, tiles, strict=True):
+                n_tiles *= -(-size // tile)
+            parallel = (self.threads > 1 and n_tiles > 1 and
+                        _contraction_flops(producer) >= self.parallel_flops)
+            fill = False
+            if parallel:
+                producer.attributes[f"strata.fuse_producer_{i}"] = ir.UnitAttr.get(
+                    module.context)
+                init = producer.operands[len(producer.operands) - 1].owner
+                fill = not isinstance(init, ir.Block) and init.name == "linalg.fill"
+                if fill:
+                    init.attributes[f"strata.fuse_init_{i}"] = ir.UnitAttr.get(module.context)
+            roots.append((tiles, parallel, fill))
+        for i, (tiles, parallel, fill) in enumerate(roots):
+            try:
+                apply_script(module, script(_parallel_epilogue(i, tiles, fill) if parallel
+                                            else _epilogue(i, tiles)))
+            except ScriptError as e:
+                self.fail(module, f"strata-fuse: tiling epilogue {i} failed: {e}")
+        names = [f"strata.fuse_{kind}_{i}" for i in range(len(roots))
+                 for kind in ("root", "producer", "init")]
+        for op in _collect(module, ("linalg.generic", "linalg.fill") + _CONTRACTIONS):
+            for name in names:
                 if name in op.attributes:
                     del op.attributes[name]
+
+
+_T = "!transform.any_op"
+
+
+def _epilogue(i, tiles):
+    """Tile epilogue ``i`` with scf.for loops and fuse its producers into each tile."""
+    return (f'    %g = transform.structured.match attributes{{"strata.fuse_root_{i}"}} '
+            f"in %root : ({_T}) -> {_T}\n"
+            f"    %t, %l:{len(tiles)} = transform.structured.fuse %g tile_sizes "
+            f"[{', '.join(map(str, tiles))}] : ({_T}) -> ({', '.join([_T] * (len(tiles) + 1))})")
+
+
+def _parallel_epilogue(i, tiles, fill):
+    """The same as one scf.forall (tiles may run on threads): tile the epilogue, then
+    fuse the contraction (and the fill that initializes it) into the forall."""
+    match = (f'transform.structured.match attributes{{"strata.fuse_KIND_{i}"}} in %root : '
+             f"({_T}) -> {_T}")
+    lines = [
+        f"    %g = {match.replace('KIND', 'root')}",
+        f"    %p = {match.replace('KIND', 'producer')}",
+        f"    %t, %l0 = transform.structured.tile_using_forall %g tile_sizes "
+        f"[{', '.join(map(str, tiles))}] : ({_T}) -> ({_T}, {_T})",
+        f"    %pf, %l1 = transform.structured.fuse_into_containing_op %p into %l0 : "
+        f"({_T}, {_T}) -> ({_T}, {_T})"]
+    if fill:
+        lines += [f"    %z = {match.replace('KIND', 'init')}",
+                  f"    %zf, %l2 = transform.structured.fuse_into_containing_op %z into %l1 : "
+                  f"({_T}, {_T}) -> ({_T}, {_T})"]
+    return "\n".join(lines)
+
+
+def _contraction_flops(op) -> int:
+    """2 x output elements x reduction length of a matmul / batch_matmul / conv."""
+    out = ir.RankedTensorType(op.results[0].type)
+    rhs = ir.RankedTensorType(op.operands[1].type)
+    if not (out.has_static_shape and rhs.has_static_shape):
+        return 0
+    elements = int(np.prod(out.shape))
+    if op.name == "linalg.batch_matmul":
+        reduction = rhs.shape[-2]
+    elif op.name == "linalg.conv_2d_nchw_fchw":
+        reduction = int(np.prod(rhs.shape[1:]))
+    else:  # matmul (K x N), conv nhwc_hwcf (H x W x C x F)
+        reduction = int(np.prod(rhs.shape[:-1]))
+    return 2 * elements * reduction
 
 
 def _tiles(sizes, tm, tn):

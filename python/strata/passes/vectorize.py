@@ -41,19 +41,25 @@ import numpy as np
 from mlir import ir
 
 from ..codegen.host import f32_lanes
-from ..codegen.transform import apply_script, script
+from ..codegen.transform import ScriptError, apply_script, script
 from .base import Pass, check_threads, collect_ops
 
 __all__ = ["VectorizePass", "LowerVectorsPass"]
 
 T = "!transform.any_op"
+FOR = '!transform.op<"scf.for">'
 
 
-def _strategy(tag, cache, reg, batch, parallel=False):
+def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
     """Tile-and-vectorize script for the one op carrying the attribute ``tag``.
 
     ``parallel``: the M x N cache tiles (and batch) form an ``scf.forall`` whose
-    iterations may run on different threads; the K loop stays sequential."""
+    iterations may run on different threads; the K loop stays sequential.
+    ``peel`` = (peel M, peel N), given when the cache tiles divide M and N: the
+    register loops that do not divide their cache tile are peeled, so every
+    register tile (remainders included) has a static shape and vectorizes
+    without masks (masked tiles run about 10x slower). Without it, partial tiles
+    are vectorized with masks."""
     lead = "1, " if batch else ""
     loops = 4 if batch else 3
     handles = ", ".join([T] * (loops + 1))
@@ -68,11 +74,35 @@ def _strategy(tag, cache, reg, batch, parallel=False):
         outer = f"""
     %t1, %l1:{loops} = transform.structured.tile_using_for %op
         tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})"""
+    m_loop, n_loop = loops - 3, loops - 2
+    if peel is None:
+        vectorize = (f"    transform.structured.vectorize %t2 vector_sizes "
+                     f"[{lead}{reg[0]}, {reg[1]}, 1] : {T}")
+    else:
+        steps = []
+        if peel[1]:
+            steps.append(f"    %n_for = transform.cast %l2#{n_loop} : {T} to {FOR}")
+            steps.append(f"    %n_main, %n_rest = transform.loop.peel %n_for "
+                         f": ({FOR}) -> ({T}, {T})")
+        if peel[0]:
+            steps.append(f"    %m_for = transform.cast %l2#{m_loop} : {T} to {FOR}")
+            steps.append(f"    %m_main, %m_rest = transform.loop.peel %m_for "
+                         f": ({FOR}) -> ({T}, {T})")
+        # the peeled tiles get static types once their constant sizes fold; every
+        # tile still carries the tag
+        steps.append(f"    %f0 = transform.structured.match ops{{[\"func.func\"]}} in %root "
+                     f": ({T}) -> {T}")
+        steps.append(f"    transform.apply_patterns to %f0 {{\n"
+                     f"      transform.apply_patterns.canonicalization\n    }} : {T}")
+        steps.append(f"    %tiles = transform.structured.match attributes{{\"{tag}\"}} "
+                     f"in %root : ({T}) -> {T}")
+        steps.append(f"    transform.structured.vectorize %tiles : {T}")
+        vectorize = "\n".join(steps)
     return script(f"""
     %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}{outer}
     %t2, %l2:{loops} = transform.structured.tile_using_for %t1
         tile_sizes [{lead}{reg[0]}, {reg[1]}, 1] : ({T}) -> ({handles})
-    transform.structured.vectorize %t2 vector_sizes [{lead}{reg[0]}, {reg[1]}, 1] : {T}
+{vectorize}
     %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
     transform.apply_patterns to %f {{
       transform.apply_patterns.vector.reduction_to_contract
@@ -82,6 +112,17 @@ def _strategy(tag, cache, reg, batch, parallel=False):
       transform.apply_patterns.canonicalization
     }} : {T}
     transform.apply_cse to %f : {T}""")
+
+
+def _cache_tile(dim: int, preferred: int) -> int:
+    """A cache tile for ``dim``: all of it when it fits, else a divisor of it no smaller
+    than half the preferred size (so tiles stay static), else the preferred size."""
+    if dim <= preferred:
+        return max(1, dim)
+    for t in range(preferred, preferred // 2 - 1, -1):
+        if dim % t == 0:
+            return t
+    return preferred
 
 
 def _reduction_strategy(tag, n_parallel, width, n_results, parallel=False):
@@ -157,6 +198,17 @@ def _row_reduction(op, width):
 
 
 def _mnk(op, batch):
+    """(M, N, K) of a static matmul / batch_matmul, from its indexing maps (a folded
+    transpose swaps an operand's dims)."""
+    if "indexing_maps" in op.attributes:
+        sizes = {}
+        for v, a in zip(op.operands, ir.ArrayAttr(op.attributes["indexing_maps"]), strict=True):
+            shape = ir.RankedTensorType(v.type).shape
+            for dim, expr in zip(shape, ir.AffineMapAttr(a).value.results, strict=True):
+                if isinstance(expr, ir.AffineDimExpr):
+                    sizes[expr.position] = dim
+        first = 1 if batch else 0
+        return (sizes[first], sizes[first + 1], sizes[first + 2])
     a = ir.RankedTensorType(op.operands[0].type).shape
     b = ir.RankedTensorType(op.operands[1].type).shape
     return (a[-2], b[-1], a[-1])
@@ -255,7 +307,7 @@ class VectorizePass(Pass):
             for op in _static_ops(module, op_name):
                 # Tiles no larger than the op, so small matmuls need no remainder masks.
                 m, n, k = _mnk(op, batch)
-                op_cache = tuple(max(1, min(c, dim)) for c, dim in zip(cache, (m, n, k),
+                op_cache = tuple(_cache_tile(dim, c) for c, dim in zip(cache, (m, n, k),
                                                                       strict=True))
                 reg_m = max(1, min(self.register_m, op_cache[0]))
                 # auto: 8 vector accumulators (8 rows of one register, 4 rows of two, ...)
@@ -269,9 +321,13 @@ class VectorizePass(Pass):
                 tags.append(tag)
                 op.attributes[tag] = ir.UnitAttr.get(module.context)
                 location = op.location
+                peel = None
+                if m % op_cache[0] == 0 and n % op_cache[1] == 0:
+                    peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
                 try:
-                    apply_script(module, _strategy(tag, op_cache, op_reg, batch, parallel))
-                except ir.MLIRError as e:
+                    apply_script(module, _strategy(tag, op_cache, op_reg, batch, parallel,
+                                                   peel))
+                except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize: {e}")
         for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
             for tag in tags:
@@ -319,7 +375,7 @@ def _vectorize_reductions_impl(self, module):
                         np.prod(elements.shape[:-1]) > 1)
             apply_script(module, _reduction_strategy(tag, n_parallel, self.reduction_width,
                                                      len(op.results), parallel))
-        except ir.MLIRError as e:
+        except ScriptError as e:
             self.fail_at(location, f"strata-vectorize: {e}")
     tags = [f"strata.vectorize_reduction_{i}" for i in range(len(ops))]
     for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
@@ -340,5 +396,5 @@ class LowerVectorsPass(Pass):
     def run(self, module: ir.Operation) -> None:
         try:
             apply_script(module, _LOWER)
-        except ir.MLIRError as e:
+        except ScriptError as e:
             self.fail(module, f"strata-lower-vectors: {e}")

@@ -47,8 +47,8 @@ LEVEL_NAMES = [lvl.name for lvl in LEVELS]
 ALLOWED = {
     "strata": {"strata"},
     "linalg": {"linalg", "tensor", "arith", "math"},
-    "fused": {"linalg", "tensor", "arith", "math", "scf"},
-    "layout": {"linalg", "tensor", "arith", "math", "scf"},
+    "fused": {"linalg", "tensor", "arith", "math", "scf", "affine"},
+    "layout": {"linalg", "tensor", "arith", "math", "scf", "affine"},
     "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},
     "llvm": {"llvm"},
 }
@@ -65,11 +65,13 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
                 fuse_options: str = "", threads: int = 1) -> list[tuple[str, str]]:
     """``(level, pipeline elements)`` for each level up to ``name``, in order.
 
-    ``threads`` > 1 lets strata-vectorize make large matmuls and row reductions
-    parallel loops, which strata-lower-to-llvm runs on that many threads.
+    ``threads`` > 1 lets strata-fuse (fused epilogues) and strata-vectorize
+    (matmuls, row reductions) make large ops parallel loops, which
+    strata-lower-to-llvm runs on that many threads.
     """
-    fuse = "strata-fuse" + (f"{{{fuse_options}}}" if fuse_options else "")
     par = f"{{threads={threads}}}" if threads > 1 else ""
+    fuse_options = " ".join(o for o in (fuse_options, par[1:-1]) if o)
+    fuse = "strata-fuse" + (f"{{{fuse_options}}}" if fuse_options else "")
     steps = []
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf
 
-from ...codegen.transform import apply_script, script
+from ...codegen.transform import ScriptError, apply_script, script
 from ..base import Pass
 from .common import (
     STRATEGY,
@@ -156,7 +156,7 @@ class _Launcher:
             sys.stderr.flush()
         try:
             apply_script(self.module, text)
-        except ir.MLIRError as e:
+        except ScriptError as e:
             self.fail(f"{what}: {e}")
 
     def next_target(self):

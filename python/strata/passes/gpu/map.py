@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ...codegen.transform import apply_script, script
+from ...codegen.transform import ScriptError, apply_script, script
 from ..base import Pass
 from .common import (
     STRATEGY,
@@ -285,7 +285,7 @@ def tile_ops(module: ir.Operation, on_error) -> int:
         if found:
             try:
                 apply_script(module, _GENERALIZE)
-            except ir.MLIRError as e:
+            except ScriptError as e:
                 on_error(module, f"strata-gpu-map: cannot generalize: {e}")
             for o in collect(module, lambda o: "strata_gpu_generalize" in o.attributes):
                 del o.attributes["strata_gpu_generalize"]
@@ -298,7 +298,7 @@ def tile_ops(module: ir.Operation, on_error) -> int:
             kind, info, loc, name = nxt
             try:
                 apply_script(module, strategy_script(kind, info, count))
-            except ir.MLIRError as e:
+            except ScriptError as e:
                 on_error(module, f"strata-gpu-map: cannot tile {name} at {loc} ({kind}): {e}")
             count += 1
         for attr in (_ID, "strata_gpu_skip"):
