@@ -2,8 +2,10 @@
 
 Every row is measured in one run on the same machine: strata's warm per-call
 time next to numpy's (and PyTorch's, when it is installed) as ratios, with
-compile time kept apart. "new shape" is the cost of the first call with a
-shape the program has not seen (a re-specialization and compile).
+compile time kept apart. "warm" uses the default thread count, "warm, 1
+thread" the same program compiled with threads=1. "new shape" is the cost of
+the first call with a shape the program has not seen (a re-specialization and
+compile).
 
     python bench/ops_bench.py
 """
@@ -51,15 +53,18 @@ def cases():
 def main():
     torch = torch_or_none()
     print(f"machine: {machine()}; torch: {torch.__version__ if torch else 'not installed'}\n")
-    print("| program | cold compile | warm | numpy | warm/numpy | torch | warm/torch | "
-          "new shape |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| program | cold compile | warm | warm, 1 thread | numpy | warm/numpy | torch | "
+          "warm/torch | new shape |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, fn, np_fn, args, torch_fn, other in cases():
         jitted = strata.jit(fn)
         start = time.perf_counter()
         jitted(*args)
         cold = time.perf_counter() - start
         warm = per_call(jitted, args)
+        single = strata.jit(fn, threads=1)
+        single(*args)
+        warm_1 = per_call(single, args)
         t_np = per_call(np_fn, args)
         t_torch = float("nan")
         if torch is not None and torch_fn is not None:
@@ -71,7 +76,8 @@ def main():
             start = time.perf_counter()
             jitted(*other)
             new_shape = time.perf_counter() - start
-        print(f"| {name} | {cold * 1e3:.0f} ms | {warm * 1e6:.0f} us | {t_np * 1e6:.0f} us | "
+        print(f"| {name} | {cold * 1e3:.0f} ms | {warm * 1e6:.0f} us | {warm_1 * 1e6:.0f} us | "
+              f"{t_np * 1e6:.0f} us | "
               f"{warm / t_np:.2f} | {t_torch * 1e6:.0f} us | {warm / t_torch:.2f} | "
               f"{new_shape * 1e3:.0f} ms |")
 

@@ -78,6 +78,16 @@ def test_row_reductions_threads(rng):
         np.testing.assert_allclose(two, ref(), rtol=1e-4, atol=1e-4)
 
 
+def test_heavy_elementwise_threads(rng):
+    x = _rand(rng, 515, 1031)
+    one, two, ir = _both(lambda t: strata.gelu(t), x)
+    assert "mlirAsyncRuntimeAwaitAllInGroup" in ir
+    np.testing.assert_array_equal(one, two)
+    # the memory-bound add next to it stays on one thread
+    ir_add = str(strata.compile(lambda a, b: a + b, x, x, threads=2, compile_to="llvm").mlir)
+    assert "llvm.call @mlirAsyncRuntime" not in ir_add
+
+
 def test_small_ops_stay_sequential(rng):
     a, b = _rand(rng, 33, 17), _rand(rng, 17, 9)
     ir = str(strata.compile(lambda x, y: strata.softmax(x @ y, axis=-1), a, b, threads=2,

@@ -16,6 +16,7 @@ PASSES = {
     "strata-layout": "strata.passes.layout:LayoutPass",
     "strata-expand-math": "strata.passes.expand_math:ExpandMathPass",
     "strata-vectorize": "strata.passes.vectorize:VectorizePass",
+    "strata-parallelize": "strata.passes.parallelize:ParallelizePass",
     "strata-lower-vectors": "strata.passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",
     "strata-unique-results": "strata.passes.unique_results:UniqueResultsPass",

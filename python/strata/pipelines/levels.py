@@ -65,9 +65,9 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
                 fuse_options: str = "", threads: int = 1) -> list[tuple[str, str]]:
     """``(level, pipeline elements)`` for each level up to ``name``, in order.
 
-    ``threads`` > 1 lets strata-fuse (fused epilogues) and strata-vectorize
-    (matmuls, row reductions) make large ops parallel loops, which
-    strata-lower-to-llvm runs on that many threads.
+    ``threads`` > 1 lets strata-fuse (fused epilogues), strata-vectorize
+    (matmuls, row reductions) and strata-parallelize (elementwise ops) make large
+    ops parallel loops, which strata-lower-to-llvm runs on that many threads.
     """
     par = f"{{threads={threads}}}" if threads > 1 else ""
     fuse_options = " ".join(o for o in (fuse_options, par[1:-1]) if o)
@@ -77,7 +77,8 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
         passes = lvl.passes.format(
             fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "strata-decompose",
             layout="strata-layout, canonicalize, cse" if layout else "",
-            vectorize=f"strata-vectorize{par}", lower=f"strata-lower-to-llvm{par}")
+            vectorize=f"strata-vectorize{par}, strata-parallelize{par}" if par else
+            "strata-vectorize", lower=f"strata-lower-to-llvm{par}")
         parts = [p for p in (passes, f"strata-check-level{{level={lvl.name}}}" if check else "")
                  if p]
         steps.append((lvl.name, ", ".join(parts)))

@@ -1,0 +1,72 @@
+// RUN: strata-opt %s --split-input-file --strata-parallelize=threads=2 | FileCheck %s
+// RUN: strata-opt %s --split-input-file --strata-parallelize | FileCheck %s --check-prefix=OFF
+// RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
+// RUN: not strata-opt %s --strata-parallelize=threads=0 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: strata-opt: error: strata-parallelize: option 'threads' must be at least 1, got 0
+
+// Compute-heavy elementwise op (exp + div per element over 1024x1024: about
+// 8.4M cost units): the rows are split into 2 chunks of an scf.forall.
+// CHECK-LABEL: func.func @heavy
+// CHECK: scf.forall (%{{.+}}) in (2) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<1024x1024xf32>)
+// CHECK: tensor.extract_slice %{{.+}}[%{{.+}}, 0] [512, 1024] [1, 1] : tensor<1024x1024xf32> to tensor<512x1024xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<512x1024xf32>) outs(%{{.+}} : tensor<512x1024xf32>)
+// CHECK: math.exp
+// CHECK: tensor.parallel_insert_slice
+// OFF-LABEL: func.func @heavy
+// OFF-NOT: scf.forall
+// LLVM-LABEL: llvm.func @heavy
+// LLVM: llvm.call @mlirAsyncRuntimeCreateGroup
+// LLVM: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @heavy(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.exp %in : f32
+    %b = arith.divf %in, %a : f32
+    linalg.yield %b : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// A memory-bound add stays whole, however large (two threads first-touching a
+// fresh output run slower than one).
+// CHECK-LABEL: func.func @add
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+// LLVM-LABEL: llvm.func @add
+// LLVM-NOT: llvm.call @mlirAsyncRuntime
+// LLVM: llvm.return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @add(%x: tensor<2048x2048xf32>, %y: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%e : tensor<2048x2048xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
+}
+
+// -----
+
+// A small heavy op (exp over 64x64) stays whole, and ops inside loops are not touched.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.forall
+// CHECK: math.exp
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @small(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = math.exp %in : f32
+    linalg.yield %a : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
