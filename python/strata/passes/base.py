@@ -145,6 +145,15 @@ def raise_user_error(diagnostics: list[Diagnostic]):
     raise StrataError(diagnostics=diagnostics)
 
 
+def drop_attributes(root: ir.Operation, names) -> None:
+    """Removes the (marker) attributes ``names`` from every op nested in ``root``."""
+    names = list(names)
+    for op in collect_ops(root, lambda o: any(n in o.attributes for n in names)):
+        for name in names:
+            if name in op.attributes:
+                del op.attributes[name]
+
+
 def collect_ops(root: ir.Operation, predicate) -> list[ir.Operation]:
     """Every op nested in ``root`` (pre-order) for which ``predicate(op)`` holds."""
     found = []

@@ -39,7 +39,7 @@ from mlir import ir
 
 from ..codegen.transform import ScriptError, apply_script, script
 from ..errors import format_location
-from .base import Pass, check_threads, collect_ops
+from .base import Pass, check_threads, collect_ops, drop_attributes
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
 
@@ -236,12 +236,8 @@ class FusePass(Pass):
                                             else _epilogue(i, tiles)))
             except ScriptError as e:
                 self.fail(module, f"strata-fuse: tiling epilogue {i} failed: {e}")
-        names = [f"strata.fuse_{kind}_{i}" for i in range(len(roots))
-                 for kind in ("root", "producer", "init")]
-        for op in _collect(module, ("linalg.generic", "linalg.fill") + _CONTRACTIONS):
-            for name in names:
-                if name in op.attributes:
-                    del op.attributes[name]
+        drop_attributes(module, [f"strata.fuse_{kind}_{i}" for i in range(len(roots))
+                                 for kind in ("root", "producer", "init")])
 
 
 _T = "!transform.any_op"

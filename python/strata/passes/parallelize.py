@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..codegen.transform import ScriptError, apply_script, script
-from .base import Pass, check_threads, collect_ops
+from .base import Pass, check_threads, collect_ops, drop_attributes
 from .fusion.model import body_cost
 
 __all__ = ["ParallelizePass"]
@@ -105,8 +105,4 @@ class ParallelizePass(Pass):
             except ScriptError as e:
                 self.fail_at(location, f"strata-parallelize: {e}")
 
-        tags = [f"strata.parallelize_{i}" for i in range(len(found))]
-        for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
-            for tag in tags:
-                if tag in op.attributes:
-                    del op.attributes[tag]
+        drop_attributes(module, [f"strata.parallelize_{i}" for i in range(len(found))])

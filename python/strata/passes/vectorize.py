@@ -42,7 +42,7 @@ from mlir import ir
 
 from ..codegen.host import f32_lanes
 from ..codegen.transform import ScriptError, apply_script, script
-from .base import Pass, check_threads, collect_ops
+from .base import Pass, check_threads, collect_ops, drop_attributes
 
 __all__ = ["VectorizePass", "LowerVectorsPass"]
 
@@ -329,10 +329,7 @@ class VectorizePass(Pass):
                                                    peel))
                 except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize: {e}")
-        for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
-            for tag in tags:
-                if tag in op.attributes:
-                    del op.attributes[tag]
+        drop_attributes(module, tags)
 
 
 def _last_dim_reduce(op, width):
@@ -357,11 +354,7 @@ def _vectorize_reductions_impl(self, module):
             f"    %g{i} = transform.structured.generalize %r{i} : ({T}) -> {T}"
             for i in range(len(reduces)))
         apply_script(module, script(body))
-        for op in collect_ops(module, lambda o: any(f"strata.generalize_{i}" in o.attributes
-                                                     for i in range(len(reduces)))):
-            for i in range(len(reduces)):
-                if f"strata.generalize_{i}" in op.attributes:
-                    del op.attributes[f"strata.generalize_{i}"]
+        drop_attributes(module, [f"strata.generalize_{i}" for i in range(len(reduces))])
     ops = collect_ops(module, lambda o: _row_reduction(o, self.reduction_width))
     for i, op in enumerate(ops):
         tag = f"strata.vectorize_reduction_{i}"
@@ -377,11 +370,7 @@ def _vectorize_reductions_impl(self, module):
                                                      len(op.results), parallel))
         except ScriptError as e:
             self.fail_at(location, f"strata-vectorize: {e}")
-    tags = [f"strata.vectorize_reduction_{i}" for i in range(len(ops))]
-    for op in collect_ops(module, lambda o: any(t in o.attributes for t in tags)):
-        for tag in tags:
-            if tag in op.attributes:
-                del op.attributes[tag]
+    drop_attributes(module, [f"strata.vectorize_reduction_{i}" for i in range(len(ops))])
 
 
 VectorizePass._vectorize_reductions = _vectorize_reductions_impl
