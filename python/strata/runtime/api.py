@@ -70,11 +70,7 @@ def default_threads() -> int:
 
     text = os.environ.get("STRATA_THREADS", "")
     if text.strip():
-        try:
-            n = int(text)
-        except ValueError:
-            raise StrataError(f"STRATA_THREADS must be a positive integer, got '{text}'",
-                              location="<environment>") from None
+        n = int(text) if text.strip().lstrip("-").isdigit() else 0
         if n < 1:
             raise StrataError(f"STRATA_THREADS must be a positive integer, got '{text}'",
                               location="<environment>")
