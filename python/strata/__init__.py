@@ -32,6 +32,7 @@ _LAZY = {
     "Function": "strata.frontend.module",
     "trace": "strata.frontend.module",
     "StrataError": "strata.errors",
+    "StrataMemoryError": "strata.errors",
     "compile": "strata.runtime.api",
     "jit": "strata.runtime.api",
     "parse": "strata.runtime.api",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["StrataError", "Diagnostic", "format_location"]
+__all__ = ["StrataError", "StrataMemoryError", "Diagnostic", "format_location"]
 
 
 def format_location(loc) -> str:
@@ -88,3 +88,7 @@ class StrataError(Exception):
         if not diags:
             diags = [Diagnostic("<unknown>", str(err).strip())]
         return cls(diagnostics=diags, hint=hint)
+
+
+class StrataMemoryError(StrataError, MemoryError):
+    """A compiled function needs a buffer larger than this process can allocate."""

@@ -17,6 +17,9 @@ Limits: dynamic dims are assumed not to broadcast at run time (as in most ML
 compilers); a reshape may have at most one dynamic result dim; padding of
 dynamic spatial dims is not supported. These are reported as errors at the
 op's location.
+
+Booleans cross function boundaries as i8 0/1 (lowering/booleans.py): an i1
+tensor argument or result of a function becomes tensor<...xi8>.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .base import Pass, collect_ops
-from .lowering import contraction, conv, elementwise, reduction, shape_ops
-from .lowering.common import LoweringError
+from .lowering import booleans, contraction, conv, elementwise, reduction, shape_ops
+from .lowering.common import LoweringError, rtype
 
 __all__ = ["ToLinalgPass", "lower_op"]
 
@@ -63,11 +66,16 @@ def lower_op(op: ir.Operation) -> ir.Value:
     name = op.name.split(".", 1)[1]
     with ir.InsertionPoint(op), op.location:
         value = _TABLE[name](op)
-    if value.type != op.result.type and name != "compare":
+    want = rtype(op.result)
+    if booleans.is_bool_tensor(want) and not booleans.is_bool_tensor(value.type):
+        # a bool computed from stored (i8) bools stays stored
+        want = ir.RankedTensorType.get(list(want.shape), rtype(value).element_type,
+                                       loc=op.location)
+    if value.type != want:
         from mlir.dialects import tensor
 
         with ir.InsertionPoint(op), op.location:
-            value = tensor.cast(op.result.type, value)
+            value = tensor.cast(want, value)
     return value
 
 
@@ -82,7 +90,7 @@ def _replace_bool(op, stored):
         else:
             if narrow is None:
                 with ir.InsertionPoint(op), op.location:
-                    narrow = elementwise.narrow_bool(stored)
+                    narrow = booleans.narrow(stored)
             user.operands[use.operand_number] = narrow
 
 
@@ -103,10 +111,13 @@ class ToLinalgPass(Pass):
                 value = lower_op(op)
             except LoweringError as e:
                 self.fail(op, f"strata-to-linalg: {e}")
-            if op.name == "strata.compare":
+            if booleans.is_bool_tensor(op.result.type) and \
+                    not booleans.is_bool_tensor(value.type):
                 _replace_bool(op, value)
             else:
                 op.results[0].replace_all_uses_with(value)
             op.erase()
         for op in reversed(absorbed):  # inner concats of a chain, now unused
             op.erase()
+        for fn in collect_ops(module, lambda op: op.name == "func.func"):
+            booleans.bool_boundaries(fn)

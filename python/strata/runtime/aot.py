@@ -12,17 +12,19 @@ with the same memref descriptors the JIT path uses. ``cpu`` is LLVM's CPU name
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from mlir import ir
 
 from ..errors import StrataError
-from .engine import Kernel, runtime_library
+from .engine import Kernel, keep_for_good, load_runtime_libraries, runtime_library
 
 __all__ = ["available", "build_shared_library", "SharedLibrary", "host_cpu"]
 
@@ -105,12 +107,37 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
                 os.unlink(tmp_lib)
 
 
-class SharedLibrary:
-    """A compiled strata library loaded with ctypes."""
+def _dlclose(handle: int) -> None:
+    if sys.is_finalizing():  # the process is ending: the OS unmaps everything
+        return
+    try:
+        _ctypes.dlclose(handle)
+    except OSError:  # pragma: no cover - already closed
+        pass
 
-    def __init__(self, path: str):
+
+class SharedLibrary:
+    """A compiled strata library loaded with ctypes; unloaded when no kernel uses it.
+
+    Kernels hold their library (``Kernel.owner``), and a running call holds its
+    kernel, so the library is closed only once nothing can call into it. A
+    ``threaded`` library (one calling the async runtime) stays loaded for good.
+    """
+
+    def __init__(self, path: str, threaded: bool = True):
+        # The runtime libraries stay loaded for good: closing the last library that
+        # needs the async runtime would unmap it under its running worker threads.
+        load_runtime_libraries()
         self.path = path
         self.lib = ctypes.CDLL(path)
+        self.closable = not threaded
+        if threaded:  # never closed: see engine._KEPT_FOR_GOOD
+            keep_for_good(self.lib)
+
+    def __del__(self):
+        lib, self.lib = getattr(self, "lib", None), None
+        if lib is not None and getattr(self, "closable", False) and _dlclose is not None:
+            _dlclose(lib._handle)
 
     def kernel(self, name: str, shapes: list[tuple[int, ...]]) -> Kernel:
         try:

@@ -31,6 +31,9 @@ from ..frontend.module import Module, spec_of, trace
 from ..parsing import parse_module
 from ..pipelines.levels import level_index, level_steps
 from ..pipelines.runner import run_pipeline
+from .allocs import check_allocs, scan_allocs
+from .engine import uses_async_runtime
+from .variants import Variants
 
 __all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
 
@@ -111,27 +114,24 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
 
 
 class CompiledFunction:
-    """One function compiled for one signature (static shapes)."""
+    """One function compiled for one signature (static shapes).
 
-    def __init__(self, name, arg_specs, result_specs, kernel, bool_results=(), unique=None):
+    Results are fresh numpy arrays the compiled code writes into (booleans as
+    numpy bools: the code stores them as i8 0/1). ``allocs`` lists the code's own
+    buffers (runtime/allocs.py). Reentrant: the kernel keeps per-thread state.
+    """
+
+    def __init__(self, name, arg_specs, result_specs, kernel, allocs=()):
         self.name = name
         self.arg_specs = arg_specs
         self.result_specs = result_specs
         self.kernel = kernel
-        self.bool_results = tuple(bool_results)
-        # result i is computed as result first[i] (the same value returned twice)
-        self.first = list(unique) if unique else list(range(len(result_specs)))
-        self._computed = sorted(set(self.first))
-        self._out_dtypes = [numpy_dtype(d) for _, d in result_specs]
+        self.allocs = list(allocs)
+        self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
 
     def run(self, arrays):
-        computed = {i: np.empty(self.result_specs[i][0], self._out_dtypes[i])
-                    for i in self._computed}
-        self.kernel(list(arrays) + [computed[i] for i in self._computed])
-        outs = [computed[j] if i == j else computed[j].copy()
-                for i, j in enumerate(self.first)]
-        for i in self.bool_results:
-            outs[i] = outs[i] != 0
+        outs = [np.empty(s, d) for s, d in self._outs]
+        self.kernel(list(arrays) + outs)
         return outs
 
 
@@ -176,10 +176,10 @@ class ProgramBase:
     Subclasses give ``_get(fname, arg_specs)``, the compiled function for a signature.
     """
 
-    def __init__(self, module: Module | ir.Module):
+    def __init__(self, module: Module | ir.Module, max_variants: int | None = None):
         self.module = module.mlir if isinstance(module, Module) else module
         self.stats = CompileStats()
-        self._cache: dict = {}
+        self._cache = Variants(max_variants)
         self._signatures = {}
         for op in self.module.body.operations:
             if op.operation.name != "func.func":
@@ -229,8 +229,9 @@ class Program(ProgramBase):
     """The callable result of strata.compile on a module: one entry per function."""
 
     def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
-                 opt_level: int = 3, layout: bool = True, threads: int | None = None):
-        super().__init__(module)
+                 opt_level: int = 3, layout: bool = True, threads: int | None = None,
+                 max_variants: int | None = None):
+        super().__init__(module, max_variants)
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
@@ -238,11 +239,7 @@ class Program(ProgramBase):
 
     def _get(self, fname, arg_specs):
         key = (fname, tuple(tuple(s) for s, _ in arg_specs))
-        compiled = self._cache.get(key)
-        if compiled is None:
-            compiled = self._compile(fname, arg_specs)
-            self._cache[key] = compiled
-        return compiled
+        return self._cache.get_or_build(key, lambda: self._compile(fname, arg_specs))
 
     def _compile(self, fname, arg_specs):
         start = time.perf_counter()
@@ -271,7 +268,7 @@ class Program(ProgramBase):
         from . import aot, cache
         from .engine import Engine
 
-        module, result_specs, bool_results = specialized(self.module, fname, arg_specs)
+        module, result_specs = specialized(self.module, fname, arg_specs)
         use_cache = cache.enabled() and aot.available()
         key = None
         if use_cache:
@@ -280,129 +277,57 @@ class Program(ProgramBase):
                        "threads": self.threads}
             key = cache.entry_key(module.operation.get_asm(enable_debug_info=False), fname,
                                   options)
-            check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs]}
+            check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
+                     "results": [[list(s), d] for s, d in result_specs]}
             hit = cache.load(key, check)
             if hit is not None:
                 lib_path, meta = hit
                 try:
                     compiled = self._from_library(lib_path, fname, arg_specs, meta)
+                except (OSError, KeyError, TypeError, ValueError, StrataError) as e:
+                    cache.discard(key, f"cannot load it: {e}")  # rebuilt below
+                else:
+                    check_allocs(fname, compiled.allocs)
                     self.stats.cache_hits += 1
                     return compiled, meta["remarks"], meta["ir_sizes"]
-                except (OSError, KeyError, TypeError, StrataError):
-                    cache.discard(key)  # unloadable: rebuilt below
         sizes = {}
-        unique = []
+        allocs = []
         remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
                         record_sizes=sizes, threads=self.threads,
                         fuse_options=fuse_options,
-                        before={"bufferized": lambda m: unique.extend(_dedupe_results(m, fname))})
-        out_shapes = [tuple(result_specs[i][0]) for i in sorted(set(unique))]
+                        before={"llvm": lambda m: allocs.extend(scan_allocs(m))})
+        check_allocs(fname, allocs)
         if use_cache:
             meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
-                    "results": [[list(s), d] for s, d in result_specs],
-                    "bool_results": bool_results, "unique": unique,
+                    "results": [[list(s), d] for s, d in result_specs], "allocs": allocs,
+                    "threaded": uses_async_runtime(module),
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
             lib_path = cache.store(key, lambda path: aot.build_shared_library(
                 module, path, opt_level=self.opt_level), meta)
             if lib_path is not None:
                 return self._from_library(lib_path, fname, arg_specs, meta), remarks, sizes
         engine = Engine(module, opt_level=self.opt_level)
-        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs] + out_shapes)
-        compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, bool_results, unique)
+        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs])
+        compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, allocs)
         return compiled, remarks, sizes
 
     def _from_library(self, lib_path, fname, arg_specs, meta):
         from .aot import SharedLibrary
 
         result_specs = [(tuple(s), d) for s, d in meta["results"]]
-        unique = list(meta["unique"])
-        lib = SharedLibrary(lib_path)
-        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs] +
-                            [tuple(result_specs[i][0]) for i in sorted(set(unique))])
-        return CompiledFunction(fname, arg_specs, result_specs, kernel,
-                                list(meta["bool_results"]), unique)
+        lib = SharedLibrary(lib_path, threaded=meta["threaded"])
+        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs])
+        return CompiledFunction(fname, arg_specs, result_specs, kernel, meta["allocs"])
 
 
 def specialized(source: ir.Module, fname: str, arg_specs):
-    """A copy of ``source`` holding only ``fname``, specialized to ``arg_specs``, with i1
-    results widened: ``(module, result specs, indices of widened bool results)``."""
+    """A copy of ``source`` holding only ``fname``, specialized to ``arg_specs``:
+    ``(module, result (shape, dtype) specs)``."""
     from .specialize import specialize_function
 
     module = _clone(source)
     specialize_function(module.operation, fname, arg_specs)
-    _keep_only(module, fname)
-    bool_results = _widen_bool_results(module, fname)
-    return module, _keep_only(module, fname), bool_results
-
-
-def _dedupe_results(module: ir.Module, fname: str) -> list[int]:
-    """Returns each distinct value once (bufferization crashes on ``return %0, %0``).
-
-    For result ``i`` gives the index of the first result returning the same value.
-    """
-    from .specialize import _function
-
-    fn = _function(module.operation, fname)
-    ret = list(fn.regions[0].blocks[0].operations)[-1].operation
-    values = list(ret.operands)
-    first = []
-    for i, v in enumerate(values):
-        first.append(next(j for j in range(i + 1) if values[j] == v))
-    if len(set(first)) == len(values):
-        return first
-    keep = [values[j] for j in sorted(set(first))]
-    with module.context, ir.Location.unknown():
-        ir.Operation.create("func.return", operands=keep, ip=ir.InsertionPoint(ret))
-        ret.erase()
-        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            list(ftype.inputs), [v.type for v in keep]))
-    return first
-
-
-def _widen_bool_results(module: ir.Module, fname: str) -> list[int]:
-    """Returns i1 results as i32 0/1 (``select``): i1 buffers do not lower to LLVM.
-
-    The indices of the widened results are returned; the caller turns them back
-    into numpy bool arrays.
-    """
-    from ..dialect.types import tensor_type
-    from .specialize import _function
-
-    fn = _function(module.operation, fname)
-    block = fn.regions[0].blocks[0]
-    ret = list(block.operations)[-1].operation
-    widened = []
-    with module.context, ir.Location.unknown():
-        i32 = ir.IntegerType.get_signless(32)
-        scalar = tensor_type((), "i32")
-        consts = None
-        seen = []
-        for i, value in enumerate(list(ret.operands)):
-            shape, dtype = shape_of(value.type)
-            if dtype != "i1":
-                continue
-            ip = ir.InsertionPoint(ret)
-            if consts is None:
-                consts = [ir.Operation.create(
-                    "strata.constant", results=[scalar], attributes={
-                        "value": ir.DenseElementsAttr.get_splat(
-                            scalar, ir.IntegerAttr.get(i32, v))},
-                    ip=ip).result for v in (1, 0)]
-            done = [w for v, w in seen if v == value]  # one select per value: an i1
-            if done:                                    # used twice is not fused away
-                ret.operands[i] = done[0]
-            else:
-                sel = ir.Operation.create("strata.select", results=[tensor_type(shape, "i32")],
-                                          operands=[value, *consts], ip=ip)
-                seen.append((value, sel.result))
-                ret.operands[i] = sel.result
-            widened.append(i)
-        if widened:
-            ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-            fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-                list(ftype.inputs), [v.type for v in ret.operands]))
-    return widened
+    return module, _keep_only(module, fname)
 
 
 def _keep_only(module: ir.Module, fname: str) -> None:
@@ -423,13 +348,13 @@ class JitFunction:
     """A Python function traced and compiled per signature on call (see strata.jit)."""
 
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-                 threads: int | None = None):
+                 threads: int | None = None, max_variants: int | None = None):
         self.fn = fn
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
         self.threads = _threads(threads)
-        self._programs: dict = {}
+        self._programs = Variants(max_variants)
         self.stats = CompileStats()
         functools.update_wrapper(self, fn)
 
@@ -448,24 +373,33 @@ class JitFunction:
         key = tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
         program = self._programs.get(key)
         if program is None:
-            self.signature_of(args)
-            start = time.perf_counter()
-            module = trace(self.fn, *args)
-            program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
-                              layout=self.layout, threads=self.threads)
-            program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
-                                   for k, v in program._signatures.items()}
-            self._programs[key] = program
-            result = program(*args)
-            self.stats.compiles += 1
-            self.stats.compile_seconds += time.perf_counter() - start
-            self.stats.ir_sizes = program.stats.ir_sizes
-            self.stats.cache_hits += program.stats.cache_hits
-            self.stats.fusion_report = program.stats.fusion_report
-            self.stats.calls += 1
-            return result
+            program = self._programs.get_or_build(key, lambda: self._compile(args))
         self.stats.calls += 1
         return program(*args)
+
+    def _compile(self, args) -> Program:
+        """Traces and compiles the variant for ``args`` (under the variants' lock)."""
+        self.signature_of(args)
+        start = time.perf_counter()
+        module = trace(self.fn, *args)
+        program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
+                          layout=self.layout, threads=self.threads, max_variants=1)
+        program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
+                               for k, v in program._signatures.items()}
+        specs, _ = next(iter(program._signatures.values()))
+        program._get(next(iter(program._signatures)),
+                     [(tuple(a.shape) if isinstance(a, np.ndarray) else (), d)
+                      for a, (_, d) in zip(args, specs, strict=True)])
+        self.stats.compiles += 1
+        self.stats.compile_seconds += time.perf_counter() - start
+        self.stats.ir_sizes = program.stats.ir_sizes
+        self.stats.cache_hits += program.stats.cache_hits
+        self.stats.fusion_report = program.stats.fusion_report
+        return program
+
+    def variants(self) -> list:
+        """The signatures compiled and kept (most recently used last)."""
+        return self._programs.keys()
 
 
 def _param_names(fn, n):
@@ -476,21 +410,27 @@ def _param_names(fn, n):
 
 
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-        threads: int | None = None):
+        threads: int | None = None, max_variants: int | None = None):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     ``threads``: how many threads large ops may use (default: default_threads()).
+    ``max_variants``: how many compiled signatures to keep; past it the least recently
+    used is freed (default ``STRATA_MAX_VARIANTS``, else 32).
+    The function may be called from several threads at once.
     """
     if fn is None:
         return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level, layout=layout,
-                                     threads=threads)
-    return JitFunction(fn, fusion=fusion, opt_level=opt_level, layout=layout, threads=threads)
+                                     threads=threads, max_variants=max_variants)
+    return JitFunction(fn, fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
+                       max_variants=max_variants)
 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
             fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-            threads: int | None = None):
+            threads: int | None = None, max_variants: int | None = None):
     """Compiles a strata.Module, .mlir text or a Python function.
+
+    ``max_variants``: compiled signatures kept per program (see strata.jit).
 
     ``threads`` (CPU): how many threads large matmuls and row reductions may use;
     None means default_threads() (``STRATA_THREADS``, else every CPU of this process).
@@ -514,7 +454,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
                 raise StrataError("compile_to needs example arguments to trace a Python "
                                   "function with", location=location_text())
             return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout,
-                               threads=threads)
+                               threads=threads, max_variants=max_variants)
         module = trace(fn_or_module, *examples)
     elif isinstance(fn_or_module, str):
         module = parse(fn_or_module)
@@ -528,7 +468,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
               threads=_threads(threads))
         return out
     program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout,
-                      threads=threads)
+                      threads=threads, max_variants=max_variants)
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         # guards name a traced function's parameters, as jit's do
         program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))

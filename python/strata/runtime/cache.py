@@ -10,8 +10,11 @@ unset knob and its default hash the same way: only set knobs are listed, and the
 defaults are part of the options.
 
 Entries are written to a temporary folder and renamed into place, so a crash
-never leaves a half-written entry; an entry that fails to load or whose
-metadata does not match is removed and rebuilt. ``STRATA_CACHE_DIR`` chooses
+never leaves a half-written entry. Each entry has a ``manifest.json`` with the
+SHA-256 of its other files, checked before anything is loaded as code: an entry
+that fails the check, fails to load or whose metadata does not match is removed
+and rebuilt, with a one-time :class:`StrataCacheWarning`. The cache folder is
+created private to the user (0700): it holds code that gets run. ``STRATA_CACHE_DIR`` chooses
 the folder (default ``~/.cache/strata``); ``STRATA_CACHE=0`` turns the cache off.
 """
 
@@ -22,11 +25,14 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from importlib import metadata
 
-__all__ = ["enabled", "cache_dir", "entry_key", "load", "store", "discard"]
+__all__ = ["enabled", "cache_dir", "entry_key", "load", "store", "discard", "StrataCacheWarning"]
 
-FORMAT = 1
+FORMAT = 2
+FILES = ("lib.so", "meta.json")
+MANIFEST = "manifest.json"
 _IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR"}
 
 
@@ -92,38 +98,92 @@ def entry_key(ir_text: str, function: str, options: dict) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
+class StrataCacheWarning(UserWarning):
+    """A cache entry was found damaged and was removed (it is rebuilt)."""
+
+
+_WARNED = False
+
+
+def _warn_damaged(folder: str, why: str) -> None:
+    """Reports a damaged entry, once per process (each one is removed and rebuilt)."""
+    global _WARNED
+    if not _WARNED:
+        _WARNED = True
+        warnings.warn(f"strata: damaged cache entry {folder} ({why}); removed and rebuilt "
+                      "(later damaged entries are rebuilt silently)", StrataCacheWarning,
+                      stacklevel=4)
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def load(key: str, check: dict):
-    """``(lib path, meta)`` of a valid entry, or None (an invalid entry is removed)."""
+    """``(lib path, meta)`` of a valid entry, or None (a damaged entry is removed).
+
+    Before anything of the entry is used, every file is checked against the SHA-256
+    recorded in its ``manifest.json`` when it was written, then ``meta.json`` against
+    ``check`` (what the caller knows the entry must say: function, signatures).
+    """
     folder = os.path.join(cache_dir(), key)
-    meta_path, lib = os.path.join(folder, "meta.json"), os.path.join(folder, "lib.so")
     if not os.path.isdir(folder):
         return None
     try:
-        with open(meta_path) as f:
+        with open(os.path.join(folder, MANIFEST)) as f:
+            manifest = json.load(f)
+        if not isinstance(manifest, dict) or sorted(manifest) != sorted(FILES):
+            raise ValueError("bad manifest")
+        for name in FILES:
+            if _sha256(os.path.join(folder, name)) != manifest[name]:
+                raise ValueError(f"{name} does not match its checksum")
+        with open(os.path.join(folder, "meta.json")) as f:
             meta = json.load(f)
-        if meta.get("format") != FORMAT or any(meta.get(k) != v for k, v in check.items()) \
-                or not os.path.isfile(lib):
-            raise ValueError("stale entry")
-        return lib, meta
-    except (OSError, ValueError):
-        shutil.rmtree(folder, ignore_errors=True)
+        if meta.get("format") != FORMAT:
+            raise ValueError("another format")
+        for k, v in check.items():
+            if meta.get(k) != v:
+                raise ValueError(f"its {k} differs")
+        return os.path.join(folder, "lib.so"), meta
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        discard(key, str(e) or type(e).__name__)
         return None
 
 
-def discard(key: str) -> None:
-    """Removes an entry (one that failed to load)."""
-    shutil.rmtree(os.path.join(cache_dir(), key), ignore_errors=True)
+def discard(key: str, why: str = "unloadable") -> None:
+    """Removes a damaged entry, with a one-time warning."""
+    folder = os.path.join(cache_dir(), key)
+    if os.path.isdir(folder):
+        _warn_damaged(folder, why)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _make_root(root: str) -> None:
+    """Creates the cache folder private to this user (0700): it holds code that gets run."""
+    if not os.path.isdir(root):
+        parent = os.path.dirname(os.path.abspath(root))
+        os.makedirs(parent, exist_ok=True)
+        try:
+            os.mkdir(root, 0o700)
+        except FileExistsError:
+            pass
 
 
 def store(key: str, build, meta: dict) -> str | None:
     """Builds an entry with ``build(lib_path)`` and publishes it; returns its lib path.
 
-    Returns None when the cache folder cannot be written (the cache is best effort).
+    The entry is written in a temporary folder with a manifest of its files'
+    SHA-256s, then renamed into place. Returns None when the cache folder cannot
+    be written (the cache is best effort).
     """
     root = cache_dir()
     final = os.path.join(root, key)
     try:
-        os.makedirs(root, exist_ok=True)
+        _make_root(root)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
     except OSError:
         return None
@@ -131,6 +191,8 @@ def store(key: str, build, meta: dict) -> str | None:
         build(os.path.join(tmp, "lib.so"))
         with open(os.path.join(tmp, "meta.json"), "w") as f:
             json.dump({"format": FORMAT, **meta}, f)
+        with open(os.path.join(tmp, MANIFEST), "w") as f:
+            json.dump({name: _sha256(os.path.join(tmp, name)) for name in FILES}, f)
         try:
             os.replace(tmp, final)
         except OSError:  # another process published the same entry first

@@ -98,13 +98,11 @@ class _GpuFunction:
     ``resident``: lowered with strata-gpu{resident=true}; runs on DeviceArrays.
     """
 
-    def __init__(self, name, arg_specs, result_specs, module, bool_results, opt_level,
-                 resident=False):
+    def __init__(self, name, arg_specs, result_specs, module, opt_level, resident=False):
         self.name = name
         self.arg_specs = arg_specs
         self.result_specs = result_specs
         self.module = module
-        self.bool_results = bool_results
         self.opt_level = opt_level
         self.resident = resident
         self.ir = str(module)
@@ -135,9 +133,7 @@ class _GpuFunction:
         """Host arrays in, host arrays out (the compiled code copies both ways)."""
         kernel = self._compiled()
         outs = [np.empty(s, numpy_dtype(d)) for s, d in self.result_specs]
-        kernel(list(arrays) + outs)
-        for i in self.bool_results:
-            outs[i] = outs[i] != 0
+        kernel(list(arrays) + outs)  # bools are stored as i8 0/1, numpy's layout
         return outs
 
     def run_resident(self, arrays):
@@ -145,8 +141,7 @@ class _GpuFunction:
         from .device import DeviceArray
 
         kernel = self._compiled()
-        outs = [DeviceArray(s, bool if i in self.bool_results else numpy_dtype(d))
-                for i, (s, d) in enumerate(self.result_specs)]
+        outs = [DeviceArray(s, numpy_dtype(d)) for s, d in self.result_specs]
         kernel.call_pointers([a.ptr for a in arrays] + [o.ptr for o in outs])
         return outs
 
@@ -227,17 +222,18 @@ class CudaProgram(ProgramBase):
 
     def _get(self, fname, arg_specs, resident=False):
         key = (fname, tuple(tuple(s) for s, _ in arg_specs), resident)
-        fn = self._cache.get(key)
-        if fn is None:
+        def build():
             start = time.perf_counter()
-            module, result_specs, bools = self._lower(fname, arg_specs, resident=resident)
-            fn = _GpuFunction(fname, arg_specs, result_specs, module, bools, self.opt_level,
+            module, result_specs = self._lower(fname, arg_specs, resident=resident)
+            fn = _GpuFunction(fname, arg_specs, result_specs, module, self.opt_level,
                               resident)
-            self._cache[key] = fn
             elapsed = time.perf_counter() - start
             self.stats.compiles += 1
             self.stats.compile_seconds += elapsed
             self.stats.specializations.append((fname, [tuple(s) for s, _ in arg_specs], elapsed))
+            return fn
+
+        fn = self._cache.get_or_build(key, build)
         return fn
 
     def lower_to(self, level: str, fname: str | None = None, resident: bool = False) -> Module:
@@ -261,13 +257,13 @@ class CudaProgram(ProgramBase):
 
     def _lower(self, fname, arg_specs, format=None, resident=False,  # noqa: A002
                compile_to="llvm"):
-        module, result_specs, bools = specialized(self.module, fname, arg_specs)
+        module, result_specs = specialized(self.module, fname, arg_specs)
         with module.context:
             for op in module.body.operations:
                 if op.operation.name == "func.func":
                     op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         run_pipeline(module.operation, self.pipeline(format, resident, compile_to))
-        return module, result_specs, bools
+        return module, result_specs
 
 
 def compile_cuda(fn_or_module, *examples, chip: str = "sm_90", features: str = "+ptx80",

@@ -3,21 +3,23 @@
 Compiled functions take their results as out-params (see strata-bufferize), so
 the caller allocates every output as a fresh numpy array and nothing returned
 by compiled code ever needs freeing. Calls go through the packed C interface
-(``_mlir_ciface_<name>``) with a cached function pointer and cached memref
-descriptors; only data pointers change between calls.
+(``_mlir_ciface_<name>``) with a cached function pointer and memref descriptors
+cached per thread; only data pointers change between calls.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from functools import cache
 
 import numpy as np
 from mlir import ir
 from mlir.execution_engine import ExecutionEngine
 
-__all__ = ["Engine", "Kernel", "runtime_library", "descriptor_class"]
+__all__ = ["Engine", "Kernel", "runtime_library", "descriptor_class", "uses_async_runtime",
+           "load_runtime_libraries", "keep_for_good"]
 
 
 def runtime_library(name: str) -> str:
@@ -36,23 +38,47 @@ def descriptor_class(rank: int):
 
 
 @cache
-def load_async_runtime() -> None:
-    """Loads MLIR's async runtime (the thread pool of threaded code) into the process.
+def load_runtime_libraries() -> None:
+    """Loads MLIR's runtime libraries into the process for good.
 
-    Loaded globally rather than through ``shared_libs``: an ExecutionEngine given
-    it there tears the process-wide runtime down when the engine is freed, and
-    every other compiled function using it would then crash.
+    The async runtime (the thread pool of threaded code) is loaded globally rather
+    than through an ExecutionEngine's ``shared_libs``: an engine given it there tears
+    the process-wide runtime down when the engine is freed, and every other compiled
+    function using it would then crash. Likewise a shared library of compiled code
+    that is closed must not take its runtime libraries with it.
     """
-    ctypes.CDLL(runtime_library("libmlir_async_runtime.so"), mode=ctypes.RTLD_GLOBAL)
+    for name in ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so"):
+        ctypes.CDLL(runtime_library(name), mode=ctypes.RTLD_GLOBAL)
+
+
+def uses_async_runtime(module: ir.Module) -> bool:
+    """Whether LLVM-dialect ``module`` calls MLIR's async runtime (threaded code)."""
+    for op in module.body.operations:
+        if op.operation.name == "llvm.func" and "sym_name" in op.attributes and \
+                ir.StringAttr(op.attributes["sym_name"]).value.startswith("mlirAsyncRuntime"):
+            return True
+    return False
+
+
+# Threaded code is never unloaded: after a call returns, a worker thread of the
+# async runtime may still be running the tail of one of its tasks (the code after
+# it signalled completion), so freeing the code could pull it from under the worker.
+_KEPT_FOR_GOOD: list = []
 
 
 class Engine:
-    """An ExecutionEngine over a module lowered to the LLVM dialect."""
+    """An ExecutionEngine over a module lowered to the LLVM dialect.
+
+    Its code is freed with it, unless it is threaded (see ``_KEPT_FOR_GOOD``).
+    """
 
     def __init__(self, module: ir.Module, opt_level: int = 3, shared_libs=()):
-        load_async_runtime()
+        load_runtime_libraries()
         libs = [runtime_library("libmlir_c_runner_utils.so")] + list(shared_libs)
+        threaded = uses_async_runtime(module)
         self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
+        if threaded:
+            keep_for_good(self.engine)
 
     def kernel(self, name: str, shapes: list[tuple[int, ...]]) -> Kernel:
         address = self.engine.raw_lookup("_mlir_ciface_" + name)
@@ -61,47 +87,69 @@ class Engine:
         return Kernel(self, address, shapes)
 
 
-class Kernel:
-    """One compiled function of fixed argument shapes (inputs, then outputs).
+class _CallState:
+    """One thread's memref descriptors and packed argument array for a kernel."""
 
-    ``packed``: called through the JIT's packed wrapper ``void(void**)``; else through
-    the C interface ``void(desc*, desc*, ...)`` directly (a loaded shared library).
-    """
-
-    def __init__(self, owner, address: int, shapes: list[tuple[int, ...]], packed: bool = True):
-        self.owner = owner  # keeps the compiled code alive
+    def __init__(self, shapes, packed: bool):
         self.descs = []
         for shape in shapes:
             desc = descriptor_class(len(shape))()
-            strides = np.ones(len(shape), np.int64)
-            for i in range(len(shape) - 2, -1, -1):
-                strides[i] = strides[i + 1] * max(shape[i + 1], 1)
-            for i, s in enumerate(shape):
-                desc.sizes[i] = s
-                desc.strides[i] = int(strides[i])
+            stride = 1
+            for i in range(len(shape) - 1, -1, -1):
+                desc.sizes[i] = shape[i]
+                desc.strides[i] = stride
+                stride *= max(shape[i], 1)
             self.descs.append(desc)
         addresses = [ctypes.addressof(d) for d in self.descs]
         if packed:
             self.cells = [ctypes.c_void_p(a) for a in addresses]
             packed_args = (ctypes.c_void_p * len(self.cells))(
                 *[ctypes.addressof(c) for c in self.cells])
-            self.fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
             self.args = (packed_args,)
         else:
-            self.fn = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(addresses)))(address)
             self.args = tuple(addresses)
+
+
+class Kernel:
+    """One compiled function of fixed argument shapes (inputs, then outputs).
+
+    ``packed``: called through the JIT's packed wrapper ``void(void**)``; else through
+    the C interface ``void(desc*, desc*, ...)`` directly (a loaded shared library).
+
+    Calls are reentrant: each thread fills descriptors of its own (made on its first
+    call), so one kernel can run on several threads at once while ctypes releases
+    the GIL for the duration of the call.
+    """
+
+    def __init__(self, owner, address: int, shapes: list[tuple[int, ...]], packed: bool = True):
+        self.owner = owner  # keeps the compiled code alive
+        self.shapes = [tuple(s) for s in shapes]
+        self.packed = packed
+        if packed:
+            self.fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        else:
+            self.fn = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(shapes)))(address)
+        self._local = threading.local()
+
+    def _state(self) -> _CallState:
+        state = getattr(self._local, "state", None)
+        if state is None:
+            state = self._local.state = _CallState(self.shapes, self.packed)
+        return state
 
     def __call__(self, arrays: list[np.ndarray]) -> None:
         """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""
-        for desc, a in zip(self.descs, arrays, strict=True):
-            ptr = a.ctypes.data
-            desc.allocated = ptr
-            desc.aligned = ptr
-        self.fn(*self.args)
+        self.call_pointers([a.ctypes.data for a in arrays])
 
     def call_pointers(self, pointers: list[int]) -> None:
         """Runs on buffers given by address (device memory, say), shapes as constructed."""
-        for desc, ptr in zip(self.descs, pointers, strict=True):
+        state = self._state()
+        for desc, ptr in zip(state.descs, pointers, strict=True):
             desc.allocated = ptr
             desc.aligned = ptr
-        self.fn(*self.args)
+        self.fn(*state.args)
+
+
+def keep_for_good(owner) -> None:
+    """Keeps ``owner`` (compiled threaded code) alive until the process ends."""
+    _KEPT_FOR_GOOD.append(owner)

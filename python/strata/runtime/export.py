@@ -5,13 +5,14 @@
 Each function becomes ``void <name>(memref descriptors of the inputs, then of the
 outputs)`` — the C interface ``_mlir_ciface_<name>``; the caller allocates the
 outputs. The header declares one descriptor struct per element type and rank.
-Shapes must be static (give example arrays or static specs); results must not
-be comparisons (i1 has no C layout here: cast them to i32 first).
+Shapes must be static (give example arrays or static specs). Booleans
+(comparisons) are one byte each, 0 or 1 (``uint8_t``, as numpy stores them).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 
 from mlir import ir
 
@@ -23,7 +24,8 @@ from .aot import build_shared_library
 
 __all__ = ["export_library"]
 
-_C_TYPES = {"f32": "float", "f16": "uint16_t", "bf16": "uint16_t", "i32": "int32_t"}
+_C_TYPES = {"f32": "float", "f16": "uint16_t", "bf16": "uint16_t", "i32": "int32_t",
+            "i1": "uint8_t"}
 
 
 def _struct(dtype: str, rank: int) -> str:
@@ -52,6 +54,31 @@ def _header(signatures, guard: str) -> str:
     return "\n".join(lines)
 
 
+def _check_destination(path) -> str:
+    """The absolute library path, or a StrataError naming the user's path: before compiling."""
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise StrataError(f"export_library: path must be a file path, got {path!r}",
+                          location=location_text())
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        problem = "is a directory"
+    elif not os.path.exists(folder):
+        problem = f"cannot be written: the directory '{folder}' does not exist"
+    elif not os.path.isdir(folder):
+        problem = f"cannot be written: '{folder}' is not a directory"
+    else:
+        try:  # the real test (os.access says yes to root on a read-only mount)
+            fd, probe = tempfile.mkstemp(prefix=".strata-probe-", dir=folder)
+            os.close(fd)
+            os.unlink(probe)
+            return os.path.abspath(path)
+        except OSError as e:
+            problem = f"cannot be written: the directory '{folder}' is not writable " \
+                      f"({e.strerror})"
+    raise StrataError(f"export_library: '{path}' {problem}", location=location_text())
+
+
 def export_library(fn_or_module, *examples, path: str, opt_level: int = 3,
                    cpu: str = "native") -> str:
     """Writes ``path`` (a shared library) and ``<path without .so>.h``; returns the header path.
@@ -61,6 +88,8 @@ def export_library(fn_or_module, *examples, path: str, opt_level: int = 3,
     """
     from .api import _clone, lower
 
+    user_path = path
+    path = _check_destination(path)
     if isinstance(fn_or_module, Module):
         module = fn_or_module
     elif callable(fn_or_module):
@@ -83,15 +112,27 @@ def export_library(fn_or_module, *examples, path: str, opt_level: int = 3,
                                   "static example arguments", location=location_text())
             if dtype not in _C_TYPES:
                 raise StrataError(f"export_library: function '{name}' has a {dtype} argument "
-                                  "or result (cast comparisons to i32)", location=location_text())
+                                  "or result, which has no C type here", location=location_text())
         signatures.append((name, ins, outs))
     lower(clone, "llvm")
-    build_shared_library(clone, path, cpu=cpu, opt_level=opt_level)
+    try:
+        build_shared_library(clone, path, cpu=cpu, opt_level=opt_level)
+    except OSError as e:
+        raise StrataError(f"export_library: cannot write '{user_path}' ({e.strerror})",
+                          location=location_text()) from None
     header = os.path.splitext(path)[0] + ".h"
     guard = "STRATA_" + "".join(c if c.isalnum() else "_" for c in
                                 os.path.basename(header).upper())
-    tmp = header + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(_header(signatures, guard))
-    os.replace(tmp, header)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".strata-header-", dir=os.path.dirname(header))
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(_header(signatures, guard))
+            os.replace(tmp, header)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError as e:
+        raise StrataError(f"export_library: cannot write the header '{header}' next to "
+                          f"'{user_path}' ({e.strerror})", location=location_text()) from None
     return header
