@@ -11,7 +11,8 @@ the buffer type and its size, before any code runs:
     model.py:7:12: error: f: an intermediate buffer memref<1000000x1000000xf32>
     needs 3.64 TiB; this process can allocate at most 23.4 GiB
 
-"Can ever get" is physical memory plus swap, or less under ``RLIMIT_AS`` /
+"Can ever get" is physical memory plus swap, or less under ``RLIMIT_AS`` (what
+the limit leaves beyond what the process maps at compile time) or
 ``RLIMIT_DATA``. Results are numpy arrays, whose allocation raises MemoryError
 on its own.
 """
@@ -70,11 +71,22 @@ def memory_limit() -> int:
     limit = _meminfo("MemTotal") + _meminfo("SwapTotal")
     if not limit:
         limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    for which in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
-        soft, _ = resource.getrlimit(which)
-        if soft != resource.RLIM_INFINITY:
-            limit = min(limit, soft)
-    return limit
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        limit = min(limit, soft - _mapped())
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    if soft != resource.RLIM_INFINITY:
+        limit = min(limit, soft)
+    return max(limit, 0)
+
+
+def _mapped() -> int:
+    """Bytes of address space this process maps now."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
 
 
 def _size(n: float) -> str:
