@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
+import re
 import typing
 from typing import ClassVar
 
@@ -12,7 +14,11 @@ from mlir import ir
 from ..errors import Diagnostic, StrataError, format_location
 from ..pipelines.text import parse_options
 
-__all__ = ["Pass", "PassFailure", "OptionError", "option_help", "check_threads"]
+__all__ = ["Pass", "PassFailure", "OptionError", "Option", "option", "threads_option",
+           "option_help", "check_threads"]
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+MAX_THREADS = 1024
 
 
 class PassFailure(Exception):
@@ -24,7 +30,53 @@ class PassFailure(Exception):
 
 
 class OptionError(ValueError):
-    """A bad pass option: unknown name or a value of the wrong type."""
+    """A bad pass option: unknown name, a value of the wrong type or out of its range."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """What values one pass option takes, beyond its type (the field's annotation).
+
+    ``min``/``max`` bound a number (an int is always within int64); ``choices``
+    lists the values of a string option (``noun`` names one in messages:
+    ``unknown level 'x' (levels: ...)``); ``pattern`` is a regex a string value
+    must match in full, ``form`` what that looks like to a user.
+    """
+
+    min: int | float | None = None
+    max: int | float | None = None
+    choices: tuple[str, ...] = ()
+    pattern: str | None = None
+    form: str = ""
+    noun: str = ""
+
+    def describe(self) -> str:
+        """The constraint as ``--list-passes`` shows it ("" when there is none)."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.min is not None and self.max is not None:
+            return f"{self.min} to {self.max}"
+        if self.min is not None:
+            return f"at least {self.min}"
+        if self.max is not None:
+            return f"at most {self.max}"
+        return f"like {self.form}" if self.form else ""
+
+
+def option(default, *, min=None, max=None, choices=(), pattern=None, form="", noun=""):
+    """Declares a pass option field: ``max_iterations: int = option(10, min=1)``.
+
+    The type is the field's annotation (bool, int, float or str); every strata
+    pass declares its options this way and :meth:`Pass.__post_init__` checks them
+    all, when a pipeline is built, with one set of messages.
+    """
+    spec = Option(min, max, tuple(choices), pattern, form, noun)
+    return dataclasses.field(default=default, metadata={"option": spec})
+
+
+def threads_option():
+    """The ``threads`` option of every pass that has one: 1 (sequential) to MAX_THREADS."""
+    return option(1, min=1, max=MAX_THREADS)
 
 
 def _field_type(cls, f):
@@ -32,42 +84,91 @@ def _field_type(cls, f):
     return hints.get(f.name, str)
 
 
+def _spec(typ, f) -> Option:
+    spec = f.metadata.get("option", Option())
+    if isinstance(typ, type) and issubclass(typ, enum.Enum) and not spec.choices:
+        spec = dataclasses.replace(spec, choices=tuple(m.value for m in typ))
+    return spec
+
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
+
+
 def _convert(pass_name, option, typ, text):
-    try:
-        if typ is bool:  # noqa: SIM114
-            if text.lower() in ("true", "1", "on", "yes"):
-                return True
-            if text.lower() in ("false", "0", "off", "no"):
-                return False
-            raise ValueError
-        if isinstance(typ, type) and issubclass(typ, enum.Enum):
-            return typ(text)
-        return typ(text)
-    except ValueError:
-        if isinstance(typ, type) and issubclass(typ, enum.Enum):
-            allowed = ", ".join(m.value for m in typ)
-            raise OptionError(f"{pass_name}: option '{option}' must be one of {allowed}, got "
-                              f"'{text}'") from None
-        noun = {"int": "an integer", "float": "a number", "str": "a string"}.get(
-            getattr(typ, "__name__", ""), str(typ))
-        raise OptionError(f"{pass_name}: option '{option}' expects {noun}, got '{text}'") from None
+    """The typed value of option text (the range is checked by check_option)."""
+    if typ is bool:
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise OptionError(f"{pass_name}: option '{option}' expects true or false, got '{text}'")
+    if typ is int:
+        if not _INT.fullmatch(text):
+            raise OptionError(f"{pass_name}: option '{option}' expects an integer, got '{text}'")
+        return int(text)
+    if typ is float:
+        try:
+            return float(text)
+        except ValueError:
+            raise OptionError(f"{pass_name}: option '{option}' expects a number, "
+                              f"got '{text}'") from None
+    if isinstance(typ, type) and issubclass(typ, enum.Enum):
+        for member in typ:
+            if member.value == text:
+                return member
+        return text  # check_option reports it with the allowed values
+    return text
+
+
+def check_option(pass_name: str, option: str, typ, spec: Option, value) -> None:
+    """Raises OptionError unless ``value`` is of ``typ`` and within ``spec``."""
+    where = f"{pass_name}: option '{option}'"
+    if typ is bool:
+        if not isinstance(value, bool):
+            raise OptionError(f"{where} expects true or false, got '{value}'")
+        return
+    if typ in (int, float):
+        if typ is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise OptionError(f"{where} expects an integer, got '{value}'")
+        if typ is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise OptionError(f"{where} expects a number, got '{value}'")
+            if not math.isfinite(value):
+                raise OptionError(f"{where} expects a finite number, got '{value}'")
+        lo = spec.min if spec.min is not None else (INT64_MIN if typ is int else None)
+        hi = spec.max if spec.max is not None else (INT64_MAX if typ is int else None)
+        if lo is not None and value < lo:
+            raise OptionError(f"{where} must be at least {lo}, got {value}")
+        if hi is not None and value > hi:
+            raise OptionError(f"{where} must be at most {hi}, got {value}")
+        return
+    text = value.value if isinstance(value, enum.Enum) else value
+    if not isinstance(text, str):
+        raise OptionError(f"{where} expects a string, got '{value}'")
+    if spec.choices and text not in spec.choices:
+        noun = spec.noun or option
+        raise OptionError(f"{pass_name}: unknown {noun} '{text}' ({noun}s: "
+                          f"{', '.join(spec.choices)})")
+    if spec.pattern is not None and not re.fullmatch(spec.pattern, text):
+        raise OptionError(f"{where} must look like {spec.form or spec.pattern}, got '{text}'")
 
 
 def check_threads(pass_name: str, threads: int) -> None:
-    """The ``threads`` option: a positive integer (1 = sequential code)."""
-    if threads < 1:
-        raise OptionError(f"{pass_name}: option 'threads' must be at least 1, got {threads}")
+    """The ``threads`` option's check, for code outside a pass (same message as a pass's)."""
+    check_option(pass_name, "threads", int, _spec(int, threads_option()), threads)
 
 
-def option_help(cls) -> list[tuple[str, str, str]]:
-    """``(flag, type, default)`` for each option of a pass class."""
+def option_help(cls) -> list[tuple[str, str, str, str]]:
+    """``(flag, type, default, constraint)`` for each option of a pass class."""
     out = []
     for f in dataclasses.fields(cls):
         typ = _field_type(cls, f)
         default = f.default.value if isinstance(f.default, enum.Enum) else f.default
         if isinstance(default, bool):
             default = str(default).lower()
-        out.append((f.name.replace("_", "-"), getattr(typ, "__name__", str(typ)), str(default)))
+        out.append((f.name.replace("_", "-"), getattr(typ, "__name__", str(typ)), str(default),
+                    _spec(typ, f).describe()))
     return out
 
 
@@ -84,9 +185,21 @@ class Pass:
     def summary(cls) -> str:
         return (cls.__doc__ or "").strip().splitlines()[0]
 
+    def __post_init__(self):
+        """Checks every option against its declaration (see :func:`option`)."""
+        cls = type(self)
+        for f in dataclasses.fields(cls):
+            typ = _field_type(cls, f)
+            check_option(cls.name, f.name.replace("_", "-"), typ, _spec(typ, f),
+                         getattr(self, f.name))
+
     @classmethod
     def from_options(cls, text: str = ""):
-        """Builds the pass from a ``key=value key2=value2`` option string."""
+        """Builds the pass from a ``key=value key2=value2`` option string.
+
+        Raises OptionError for an unknown option or a bad value, and
+        PipelineSyntaxError (with the offset in ``text``) for malformed text.
+        """
         values = parse_options(text) if text else {}
         fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(cls)}
         kwargs = {}

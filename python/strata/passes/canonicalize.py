@@ -26,7 +26,7 @@ import numpy as np
 from mlir import ir
 
 from ..dialect.types import numpy_dtype, shape_of, tensor_type
-from .base import Pass, collect_ops
+from .base import Pass, collect_ops, option
 
 __all__ = ["CanonicalizePass"]
 
@@ -88,8 +88,8 @@ class CanonicalizePass(Pass):
     """Simplify strata ops algebraically, fold small constants and drop dead ops."""
 
     name = "strata-canonicalize"
-    max_fold_elements: int = 64
-    max_iterations: int = 10
+    max_fold_elements: int = option(64, min=0)  # constants up to this size are folded
+    max_iterations: int = option(10, min=1)
 
     def run(self, module: ir.Operation) -> None:
         for _ in range(self.max_iterations):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..pipelines.levels import ALLOWED, LEVEL_NAMES
-from .base import Pass
+from .base import Pass, option
 
 __all__ = ["CheckLevelPass"]
 
@@ -31,12 +31,9 @@ class CheckLevelPass(Pass):
     """Check that only the ops a pipeline level allows remain (a level's contract)."""
 
     name = "strata-check-level"
-    level: str = "strata"
+    level: str = option("strata", choices=LEVEL_NAMES, noun="level")
 
     def run(self, module: ir.Operation) -> None:
-        if self.level not in ALLOWED:
-            self.fail(module, f"strata-check-level: unknown level '{self.level}' "
-                              f"(levels: {', '.join(LEVEL_NAMES)})")
         allowed = ALLOWED[self.level]
         no_tensors = LEVEL_NAMES.index(self.level) >= LEVEL_NAMES.index("bufferized")
         always = set(_ALWAYS)

@@ -39,7 +39,7 @@ from mlir import ir
 
 from ..codegen.transform import ScriptError, apply_script, script
 from ..errors import format_location
-from .base import Pass, check_threads, collect_ops, drop_attributes
+from .base import Pass, collect_ops, drop_attributes, option, threads_option
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
 
@@ -75,17 +75,16 @@ class FusePass(Pass):
     name = "strata-fuse"
     elementwise: bool = True
     epilogue: bool = True
-    max_fused_ops: int = 16
-    max_recompute: float = 1.0
-    tile_m: int = 64  # = strata-vectorize cache tile, so the tiled matmul vectorizes as well
-    tile_n: int = 128
+    max_fused_ops: int = option(16, min=1)
+    max_recompute: float = option(1.0, min=0.0)
+    tile_m: int = option(64, min=1)  # = strata-vectorize cache tile: the tiled matmul vectorizes
+    tile_n: int = option(128, min=1)
     report: bool = False
-    decisions: str = ""  # "key=off,key=on" overrides by candidate key (measure mode)
-    threads: int = 1
-    parallel_flops: int = 1 << 25  # = strata-vectorize's: a fused matmul keeps its threads
-
-    def __post_init__(self):
-        check_threads(self.name, self.threads)
+    # "key=off,key=on" overrides by candidate key (measure mode)
+    decisions: str = option("", pattern=r"([0-9a-f]+=(on|off)(,[0-9a-f]+=(on|off))*)?",
+                            form="<key>=on|off,...")
+    threads: int = threads_option()
+    parallel_flops: int = option(1 << 25, min=1)  # = strata-vectorize's: fused matmuls keep threads
 
     def note(self, op, text):
         if self.report:

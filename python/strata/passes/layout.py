@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .base import Pass
+from .base import Pass, option
 from .layout_common import count_ops, dce
 from .layout_conv import choose_and_rewrite
 from .layout_transpose import fold_constant_transposes, propagate_transposes
@@ -66,18 +66,15 @@ class LayoutPass(Pass):
 
     name = "strata-layout"
     transposes: bool = True
-    conv_layout: str = "auto"
+    conv_layout: str = option("auto", choices=_MODES)
     fold_matmul_transposes: bool = True
     pack_matmul: bool = False
-    block_m: int = 8
-    block_n: int = 16
-    block_k: int = 1
+    block_m: int = option(8, min=1)
+    block_n: int = option(16, min=1)
+    block_k: int = option(1, min=1)
     report: bool = False
 
     def run(self, module: ir.Operation) -> None:
-        if self.conv_layout not in _MODES:
-            self.fail(module, f"strata-layout: option 'conv-layout' must be one of "
-                              f"{', '.join(_MODES)}, got '{self.conv_layout}'")
         funcs = []
 
         def collect(op):

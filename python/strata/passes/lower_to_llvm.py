@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import Pass, check_threads
+from .base import Pass, threads_option
 
 __all__ = ["LowerToLLVMPass"]
 
@@ -39,10 +39,7 @@ class LowerToLLVMPass(Pass):
 
     name = "strata-lower-to-llvm"
     reassociate_fp_reductions: bool = True
-    threads: int = 1
-
-    def __post_init__(self):
-        check_threads(self.name, self.threads)
+    threads: int = threads_option()
 
     def elements(self) -> str:
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..codegen.transform import ScriptError, apply_script, script
-from .base import Pass, check_threads, collect_ops, drop_attributes
+from .base import Pass, collect_ops, drop_attributes, option, threads_option
 from .fusion.model import body_cost
 
 __all__ = ["ParallelizePass"]
@@ -80,11 +80,8 @@ class ParallelizePass(Pass):
     """Split large elementwise ops into an scf.forall of ``threads`` chunks."""
 
     name = "strata-parallelize"
-    threads: int = 1
-    parallel_work: int = 1 << 21
-
-    def __post_init__(self):
-        check_threads(self.name, self.threads)
+    threads: int = threads_option()
+    parallel_work: int = option(1 << 21, min=1)
 
     def run(self, module: ir.Operation) -> None:
         if self.threads == 1:

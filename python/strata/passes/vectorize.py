@@ -42,7 +42,7 @@ from mlir import ir
 
 from ..codegen.host import f32_lanes
 from ..codegen.transform import ScriptError, apply_script, script
-from .base import Pass, check_threads, collect_ops, drop_attributes
+from .base import Pass, collect_ops, drop_attributes, option, threads_option
 
 __all__ = ["VectorizePass", "LowerVectorsPass"]
 
@@ -282,19 +282,16 @@ class VectorizePass(Pass):
     """Tile matmuls for caches and registers and vectorize them (on tensors)."""
 
     name = "strata-vectorize"
-    cache_m: int = 64
-    cache_n: int = 128
-    cache_k: int = 128
-    register_m: int = 8
-    register_n: int = 0
+    cache_m: int = option(64, min=1)
+    cache_n: int = option(128, min=1)
+    cache_k: int = option(128, min=1)
+    register_m: int = option(8, min=1)
+    register_n: int = option(0, min=0)  # 0: from the host's vector width
     reductions: bool = True
-    reduction_width: int = 16
-    threads: int = 1
-    parallel_flops: int = 1 << 25
-    parallel_elements: int = 1 << 20
-
-    def __post_init__(self):
-        check_threads(self.name, self.threads)
+    reduction_width: int = option(16, min=1)
+    threads: int = threads_option()
+    parallel_flops: int = option(1 << 25, min=1)
+    parallel_elements: int = option(1 << 20, min=1)
 
     def run(self, module: ir.Operation) -> None:
         if self.reductions:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..passes.base import Pass, check_threads
-from .levels import pipeline_to_level
+from ..passes.base import Pass, option, threads_option
+from .levels import LEVEL_NAMES, pipeline_to_level
 
 __all__ = ["CpuPipeline"]
 
@@ -26,14 +26,11 @@ class CpuPipeline(Pass):
     """Lower strata to the LLVM dialect for the CPU (all levels, with contract checks)."""
 
     name = "strata-cpu"
-    compile_to: str = "llvm"
+    compile_to: str = option("llvm", choices=LEVEL_NAMES, noun="level")
     fusion: bool = True
     layout: bool = True
-    opt_level: int = 3
-    threads: int = 1
-
-    def __post_init__(self):
-        check_threads(self.name, self.threads)
+    opt_level: int = option(3, min=0, max=3)
+    threads: int = threads_option()
 
     def elements(self) -> str:
         text = pipeline_to_level(self.compile_to, fusion=self.fusion, layout=self.layout,

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import StrataError
-from ..passes.base import Pass
+from ..passes.base import Pass, option
 
 __all__ = ["GpuPipeline", "GPU_LEVELS"]
 
@@ -44,21 +43,16 @@ class GpuPipeline(Pass):
     """Lower strata to LLVM + an embedded NVIDIA GPU binary (kernels via NVVM)."""
 
     name = "strata-gpu"
-    chip: str = "sm_90"
-    features: str = "+ptx80"
-    format: str = "bin"
-    opt_level: int = 3
-    compile_to: str = "llvm"
+    chip: str = option("sm_90", pattern=r"sm_[0-9]+[a-z]?", form="sm_<number>")
+    features: str = option("+ptx80", pattern=r"[+-][A-Za-z0-9_.]+(,[+-][A-Za-z0-9_.]+)*",
+                           form="+ptx<number>")
+    format: str = option("bin", choices=("bin", "isa", "fatbin"), noun="format")
+    opt_level: int = option(3, min=0, max=3)
+    compile_to: str = option("llvm", choices=GPU_LEVELS, noun="level")
     fusion: bool = True
     resident: bool = False
 
     def elements(self) -> str:
-        if self.format not in ("bin", "isa", "fatbin"):
-            raise StrataError(f"strata-gpu: format must be bin, isa or fatbin, got '{self.format}'",
-                              location="<pass-pipeline>")
-        if self.compile_to not in GPU_LEVELS:
-            raise StrataError(f"strata-gpu: compile-to must be one of {', '.join(GPU_LEVELS)}, "
-                              f"got '{self.compile_to}'", location="<pass-pipeline>")
         fuse = "func.func(linalg-fuse-elementwise-ops), canonicalize, cse, " if self.fusion else ""
         parts = [
             "strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse, " + fuse +

@@ -88,15 +88,21 @@ def _anchored(module: ir.Operation, anchors: tuple[str, ...]):
     return targets
 
 
-def expand(elements: list[Element], anchors: tuple[str, ...] = (), context=None) -> list[Stage]:
-    """Flattens parsed pipeline elements into stages; checks names and options."""
+def expand(elements: list[Element], anchors: tuple[str, ...] = (), context=None,
+           source: str | None = None) -> list[Stage]:
+    """Flattens parsed pipeline elements into stages; checks names and options.
+
+    ``source`` is the pipeline text the elements were parsed from (for the
+    position of a malformed option block). Every strata pass's options are
+    checked here, when the pipeline is built, not when the pass runs.
+    """
     stages: list[Stage] = []
     for e in elements:
         if e.is_anchor:
             if e.name == "builtin.module" and not anchors:
-                stages += expand(e.children, anchors, context)
+                stages += expand(e.children, anchors, context, source)
             else:
-                stages += expand(e.children, anchors + (e.name,), context)
+                stages += expand(e.children, anchors + (e.name,), context, source)
             continue
         if registry.is_strata_pass(e.name):
             cls = registry.lookup(e.name)
@@ -104,8 +110,17 @@ def expand(elements: list[Element], anchors: tuple[str, ...] = (), context=None)
                 instance = cls.from_options(e.options)
             except OptionError as err:
                 raise _config_error(str(err)) from None
+            except PipelineSyntaxError as err:
+                # mlir-opt's form: failed to add `pass` with options `...`
+                reason = (f"failed to add `{e.name}` with options `{e.options}`: "
+                          f"{err.reason}")
+                if source is None:
+                    raise _config_error(f"invalid pass pipeline: {reason}") from None
+                located = PipelineSyntaxError(reason, source, e.options_pos + err.pos)
+                raise _config_error(f"invalid pass pipeline: {located}") from None
             if hasattr(instance, "elements"):  # a named pipeline
-                stages += expand(parse_pipeline(instance.elements()), anchors, context)
+                text = instance.elements()
+                stages += expand(parse_pipeline(text), anchors, context, text)
             else:
                 stages.append(Stage(e.name, anchors, python=instance))
             continue
@@ -124,11 +139,12 @@ def expand(elements: list[Element], anchors: tuple[str, ...] = (), context=None)
 
 def stages_for(pipeline: str, context=None) -> list[Stage]:
     """Parses and expands a textual pipeline (``builtin.module(...)`` or a bare list)."""
+    text = pipeline.strip()
     try:
-        elements = parse_pipeline(pipeline.strip())
+        elements = parse_pipeline(text)
     except PipelineSyntaxError as err:
         raise _config_error(f"invalid pass pipeline: {err}") from None
-    return expand(elements, context=context)
+    return expand(elements, context=context, source=text)
 
 
 @dataclass

@@ -14,12 +14,14 @@ __all__ = ["Element", "PipelineSyntaxError", "parse_pipeline", "format_pipeline"
            "parse_options"]
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+MAX_DEPTH = 100  # nested anchors; the parser below recurses once per level
 
 
 class PipelineSyntaxError(ValueError):
     """A malformed pipeline string; ``pos`` is the offset of the problem."""
 
     def __init__(self, message: str, text: str, pos: int):
+        self.reason = message
         self.pos = pos
         super().__init__(f"{message}\n  {text}\n  {' ' * pos}^")
 
@@ -32,6 +34,7 @@ class Element:
     options: str = ""
     children: list[Element] | None = None
     pos: int = 0
+    options_pos: int = 0  # offset of ``options`` in the pipeline text
 
     @property
     def is_anchor(self) -> bool:
@@ -52,7 +55,7 @@ def format_pipeline(elements: list[Element]) -> str:
 
 def parse_pipeline(text: str) -> list[Element]:
     """Parses a comma-separated list of elements (anchors or passes)."""
-    elements, pos = _parse_list(text, 0)
+    elements, pos = _parse_list(text, 0, 0)
     if pos != len(text):
         raise PipelineSyntaxError(f"unexpected '{text[pos]}' in pass pipeline", text, pos)
     return elements
@@ -64,13 +67,13 @@ def _skip(text, pos):
     return pos
 
 
-def _parse_list(text, pos):
+def _parse_list(text, pos, level):
     elements = []
     pos = _skip(text, pos)
     if pos < len(text) and text[pos] == ")":
         return elements, pos
     while True:
-        element, pos = _parse_element(text, pos)
+        element, pos = _parse_element(text, pos, level)
         elements.append(element)
         pos = _skip(text, pos)
         if pos < len(text) and text[pos] == ",":
@@ -79,7 +82,7 @@ def _parse_list(text, pos):
         return elements, pos
 
 
-def _parse_element(text, pos):
+def _parse_element(text, pos, level):
     pos = _skip(text, pos)
     m = _NAME.match(text, pos)
     if not m:
@@ -95,10 +98,15 @@ def _parse_element(text, pos):
                 break
         if depth:
             raise PipelineSyntaxError("unbalanced '{' in pass options", text, start)
-        element.options = text[start + 1:pos - 1].strip()
+        raw = text[start + 1:pos - 1]
+        element.options = raw.strip()
+        element.options_pos = start + 1 + len(raw) - len(raw.lstrip())
     pos = _skip(text, pos)
     if pos < len(text) and text[pos] == "(":
-        children, pos = _parse_list(text, pos + 1)
+        if level >= MAX_DEPTH:
+            raise PipelineSyntaxError(f"pass pipeline nested deeper than {MAX_DEPTH} levels",
+                                      text, pos)
+        children, pos = _parse_list(text, pos + 1, level + 1)
         if pos >= len(text) or text[pos] != ")":
             raise PipelineSyntaxError("expected ')' to close the nested pipeline", text, pos)
         element.children = children

@@ -173,8 +173,9 @@ def _list_passes(out) -> None:
             out.write(f"  --{name}\n      (unavailable: {type(e).__name__}: {e})\n")
             continue
         out.write(f"  --{name}\n      {cls.summary()}\n")
-        for flag, typ, default in option_help(cls):
-            out.write(f"      {flag}=<{typ}> (default: {default})\n")
+        for flag, typ, default, constraint in option_help(cls):
+            out.write(f"      {flag}=<{typ}> (default: {default})"
+                      f"{' ' + constraint if constraint else ''}\n")
     levels = registry.levels()
     if levels:
         out.write("\nlevels for --compile-to (in order):\n")
