@@ -4,6 +4,15 @@ Locations keep the file's own name and line numbers, also for a chunk of a
 ``--split-input-file`` input (the chunk is parsed at its original line offset).
 Several top-level ops are wrapped in an implicit module; a single non-module op
 is moved into one.
+
+Nesting is limited to ``MAX_NESTING`` (1000) levels of brackets — ``(``, ``[``,
+``{`` and ``<`` — counted outside strings and comments. MLIR's parser, verifier,
+printer and passes recurse per level; measured on the default 8 MiB thread
+stack, the parser overflows at about 3800 nested ``module {`` (5000 segfault
+mlir-opt itself) and ``canonicalize`` at about 2600 nested regions (3 KiB a
+level). Deeper input is rejected here with a located error before MLIR sees
+it, so 1000 levels keep a margin of 2.5x on any thread with the default stack;
+strata-opt also runs on a thread with a larger one (``strata.tools.opt.STACK_SIZE``).
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from mlir import ir
 from .context import ensure_dialect
 from .errors import Diagnostic, StrataError
 
-__all__ = ["parse_module", "parse_diagnostics"]
+__all__ = ["parse_module", "parse_diagnostics", "check_nesting", "MAX_NESTING"]
 
 
 _CUSTOM_FORM = re.compile(r"(?<![\"\w.$@#!])strata\.[A-Za-z_][A-Za-z0-9_]*")
@@ -50,6 +59,7 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
     context = context or ir.Context.current
     ensure_dialect(context)
     padded = "\n" * (first_line - 1) + text
+    check_nesting(padded, filename)
     _reject_known_aborts(padded, filename)
     with context:
         try:
@@ -64,6 +74,48 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
             except ir.MLIRError as err2:
                 raise StrataError(diagnostics=parse_diagnostics(err2, wrapped, filename)) from None
         return _owned_by_module(op.operation)
+
+
+MAX_NESTING = 1000
+
+# A string literal, a comment, or one bracket (`->`, `<=` and `>=` are not brackets).
+_NESTING_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[()\[\]{}]|<(?!=)|(?<!-)>(?!=)')
+_OPENER = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def check_nesting(text: str, filename: str, limit: int | None = None) -> None:
+    """Raises StrataError at the first bracket nested deeper than ``limit`` levels.
+
+    A cheap scan of the text (strings and comments skipped) before MLIR's
+    recursive-descent parser sees it, so that deep input is an error, not a
+    stack overflow. A closer pops back to its own opener; a stray ``>`` is not
+    a closer.
+    """
+    limit = MAX_NESTING if limit is None else limit
+    stack: list[str] = []
+    for m in _NESTING_TOKEN.finditer(text):
+        token = m.group(0)
+        if len(token) > 1:  # a string or a comment
+            continue
+        if token in "([{<":
+            stack.append(token)
+            if len(stack) > limit:
+                line, col = _position(text, m.start())
+                raise StrataError(
+                    f"nesting deeper than {limit} levels of brackets; strata-opt rejects it "
+                    "before MLIR's recursive parser would run out of stack",
+                    location=f"{filename}:{line}:{col}")
+        elif token == ">":
+            if stack and stack[-1] == "<":
+                stack.pop()
+        elif _OPENER[token] in stack:
+            while stack.pop() != _OPENER[token]:
+                pass
 
 
 # Inputs the MLIR 22 parser itself aborts the process on (an assertion), caught first.
@@ -116,7 +168,8 @@ def _owned_by_module(op: ir.Operation) -> ir.Operation:
     if op.name != "builtin.module":
         module.body.append(op)
         return module.operation
-    for name in [a.name for a in op.attributes]:
+    # Iterating an op's attributes gives their names in MLIR 22's bindings (NamedAttributes before).
+    for name in [a if isinstance(a, str) else a.name for a in op.attributes]:
         module.operation.attributes[name] = op.attributes[name]
     for inner in list(op.regions[0].blocks[0].operations):
         inner.operation.detach_from_parent()

@@ -9,6 +9,7 @@ carries the ``strata-opt`` command that reproduces the failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir, passmanager
 
-from ..errors import Diagnostic, StrataError
+from ..errors import Diagnostic, StrataError, format_location
 from ..passes import registry
 from ..passes.base import OptionError, PassFailure
 from .text import Element, PipelineSyntaxError, format_pipeline, parse_pipeline
@@ -64,16 +65,57 @@ class Stage:
         return inner
 
     def run(self, module: ir.Operation) -> list[Diagnostic]:
+        """Runs the stage; returns the diagnostics of a successful run.
+
+        Those may hold errors: an upstream pass can emit one and still succeed
+        (mlir-opt prints it and carries on, and so does strata-opt). A failure
+        raises PassFailure with the pass's diagnostics.
+        """
         if self.python is None:
             pm = passmanager.PassManager.parse(self.text, context=module.context)
-            pm.run(module)
-            return []
+            with capture_diagnostics(module.context) as diags:
+                try:
+                    pm.run(module)
+                except ir.MLIRError:
+                    failed = True
+                else:
+                    failed = False
+            if failed:
+                errors = [d for d in diags if d.severity == "error"]
+                raise PassFailure(errors or [Diagnostic(
+                    format_location(module.location), f"pass '{self.name}' failed")])
+            return diags
         remarks = []
         with module.context:
             for target in _anchored(module, self.anchors):
                 remarks += self.python.apply(target)
         module.verify()
         return remarks
+
+
+@contextlib.contextmanager
+def capture_diagnostics(context: ir.Context):
+    """Collects, in order, every diagnostic emitted in ``context`` while inside.
+
+    Errors go to the list too, never to the bindings' own capture: that one
+    asserts (and aborts the process) when a call succeeds after an error was
+    emitted, as ``PassManager.run`` does when a pass emits an error without
+    failing.
+    """
+    diags: list[Diagnostic] = []
+
+    def handler(d):
+        diags.append(Diagnostic.from_mlir(d))
+        return True
+
+    previous = context.emit_error_diagnostics
+    context.emit_error_diagnostics = True
+    handle = context.attach_diagnostic_handler(handler)
+    try:
+        yield diags
+    finally:
+        handle.detach()
+        context.emit_error_diagnostics = previous
 
 
 def _anchored(module: ir.Operation, anchors: tuple[str, ...]):
@@ -205,7 +247,10 @@ def _save_reproducer(text: str) -> str:
 
 def run_pipeline(module: ir.Operation, pipeline, *, instrumentation: Instrumentation | None = None,
                  reproducer: bool = True) -> list[Diagnostic]:
-    """Runs ``pipeline`` (text or stages) on ``module``; returns the passes' remarks.
+    """Runs ``pipeline`` (text or stages) on ``module``; returns the passes' diagnostics.
+
+    Those are remarks, and whatever an upstream pass emitted without failing
+    (warnings, even errors: see Stage.run).
 
     On failure raises PipelineError naming the pass, with the op's location, and
     (when ``reproducer``) the saved input IR and the command that reproduces it.
@@ -224,7 +269,8 @@ def run_pipeline(module: ir.Operation, pipeline, *, instrumentation: Instrumenta
             diags = err.diagnostics if isinstance(err, PassFailure) else [
                 Diagnostic.from_mlir(d) for d in err.error_diagnostics]
             if not diags:
-                diags = [Diagnostic("<unknown>", f"pass '{stage.name}' failed")]
+                diags = [Diagnostic(format_location(module.location),
+                                    f"pass '{stage.name}' failed")]
             hint = None
             path = None
             if reproducer:

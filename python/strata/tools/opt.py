@@ -5,6 +5,13 @@ one flag per pass (strata's and upstream's, in command-line order),
 ``--split-input-file``, ``--verify-diagnostics``, ``--mlir-print-ir-*``,
 ``--mlir-timing``, ``--list-passes``, ``--version``. Errors print as
 ``file:line:col: error: message`` and exit 1; no partial ``-o`` file is written.
+As in mlir-opt, an error that an upstream pass emits without failing is printed
+but does not fail the run (``--verify-diagnostics`` checks it like any other).
+
+Input nested deeper than ``strata.parsing.MAX_NESTING`` (1000) levels of
+brackets is rejected with a located error before MLIR parses it; the driver
+runs on a thread with a ``STACK_SIZE`` stack so the recursive parts of MLIR
+(parser, verifier, printer, passes) have room to spare below that limit.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 
 USAGE = """OVERVIEW: strata modular optimizer driver
 
@@ -34,9 +42,14 @@ OPTIONS:
   --mlir-print-debuginfo              Print locations in the output
   --mlir-timing                       Print a wall-time report per pass
   --strata-fuse-report                Report every strata-fuse decision as a remark
+  --allow-unregistered-dialect        Accept ops of dialects that are not registered
   --list-passes                       List strata passes, pipelines and levels, then exit
   --version                           Print the version, then exit
+
+Input nested deeper than 1000 levels of brackets ((, [, {, <) is an error.
 """
+
+STACK_SIZE = 256 << 20  # the driver thread's stack; MLIR recurses about 3 KiB per nesting level
 
 
 class UsageError(Exception):
@@ -60,6 +73,7 @@ class Options:
         self.debug_info = False
         self.timing = False
         self.fuse_report = False
+        self.allow_unregistered = False
         self.list_passes = False
         self.version = False
         self.help = False
@@ -117,6 +131,8 @@ def parse_args(argv: list[str]) -> Options:
             o.timing = True
         elif flag == "--strata-fuse-report":
             o.fuse_report = True
+        elif flag == "--allow-unregistered-dialect":
+            o.allow_unregistered = True
         elif flag == "--list-passes":
             o.list_passes = True
         elif flag == "--version":
@@ -208,8 +224,10 @@ def _process_chunk(o: Options, chunk: str, first_line: int, filename: str, pipel
     from .expected import check_diagnostics, parse_expectations
 
     context = new_context()
+    context.allow_unregistered_dialects = o.allow_unregistered
     produced = []
     module = None
+    failed = False
     inst = Instrumentation(o.print_before_all, o.print_after_all, o.print_before, o.print_after,
                            o.print_after_failure, o.debug_info, o.timing, err)
     with context:
@@ -218,13 +236,16 @@ def _process_chunk(o: Options, chunk: str, first_line: int, filename: str, pipel
         try:
             module = parse_module(chunk, filename, context, first_line)
             produced += strata_diagnostics(module)
+            failed = any(d.severity == "error" for d in produced)
             if not produced:
+                # Diagnostics of a pipeline that succeeded are reported, as mlir-opt does,
+                # but do not fail the run (an upstream pass may emit an error and go on).
                 produced += run_pipeline(module, pipeline(context), instrumentation=inst,
                                          reproducer=False)
         except StrataError as e:
             produced += e.diagnostics
+            failed = True
         inst.report()
-        failed = any(d.severity == "error" for d in produced)
         if o.verify_diagnostics:
             problems = check_diagnostics(produced, parse_expectations(chunk, first_line),
                                          filename)
@@ -301,13 +322,15 @@ def run(argv: list[str], err=None) -> int:
             text_pipeline = pipeline_to_level(o.compile_to)
         elif o.pipeline is not None:
             text_pipeline = o.pipeline
+            _check_anchor(text_pipeline)
         else:
             text_pipeline = _flags_to_pipeline(o.pass_flags)
     except UsageError as e:
         err.write(f"strata-opt: {e}\n")
         return 1
     except StrataError as e:
-        err.write(f"strata-opt: {e}\n")
+        for d in e.diagnostics:
+            err.write(f"strata-opt: error: {d.message}\n")
         return 1
 
     from ..pipelines.runner import stages_for
@@ -325,15 +348,21 @@ def run(argv: list[str], err=None) -> int:
     filename = o.input or "-"
     try:
         if filename == "-":
-            text = sys.stdin.read()
+            data = sys.stdin.buffer.read()
             shown = "<stdin>"
         else:
-            with open(filename, encoding="utf-8") as f:
-                text = f.read()
+            with open(filename, "rb") as f:
+                data = f.read()
             shown = filename
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        err.write(f"{filename}: error: could not open input file: {reason}\n")
+        text = data.decode("utf-8")
+    except OSError as e:
+        err.write(f"{filename}: error: could not open input file: {e.strerror or e}\n")
+        return 1
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        err.write(f"{filename}: error: could not open input file: 'utf-8' codec can't decode "
+                  f"byte 0x{data[e.start]:02x} at line {line}, column {col}: {e.reason}\n")
         return 1
 
     # Check the pipeline itself once, before touching any input.
@@ -364,9 +393,53 @@ def run(argv: list[str], err=None) -> int:
     return 0
 
 
+def _check_anchor(pipeline: str) -> None:
+    """``--pass-pipeline`` must be ``builtin.module(...)``, as mlir-opt requires.
+
+    A malformed pipeline is left to the full check, which locates the problem.
+    """
+    from ..errors import StrataError
+    from ..pipelines.text import PipelineSyntaxError, parse_pipeline
+
+    try:
+        elements = parse_pipeline(pipeline.strip())
+    except PipelineSyntaxError:
+        return
+    if len(elements) != 1 or not elements[0].is_anchor:
+        raise StrataError("expected pass pipeline to be wrapped with the anchor operation "
+                          "type, e.g. 'builtin.module(...)'")
+    if elements[0].name != "builtin.module":
+        raise StrataError(f"can't run '{elements[0].name}' pass manager on 'builtin.module' op")
+
+
+def run_on_large_stack(argv: list[str], err=None) -> int:
+    """:func:`run` on a thread with a ``STACK_SIZE`` stack (or here, if that is refused)."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["code"] = run(argv, err)
+        except BaseException as e:  # handed to the calling thread
+            outcome["error"] = e
+
+    previous = threading.stack_size()
+    try:
+        threading.stack_size(STACK_SIZE)
+        worker = threading.Thread(target=target, name="strata-opt", daemon=True)
+        worker.start()
+    except (ValueError, RuntimeError):
+        return run(argv, err)
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["code"]
+
+
 def main() -> None:
     try:
-        code = run(sys.argv[1:])
+        code = run_on_large_stack(sys.argv[1:])
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
