@@ -43,3 +43,43 @@ def test_dynamic_dims_are_rejected_with_a_located_error(tmp_path):
         f.ret(f.args[0] * 2.0)
         strata.export_library(m, path=str(tmp_path / "f.so"))
     assert not (tmp_path / "f.so").exists()
+
+
+def _add(x):
+    return x + 1.0
+
+
+@pytest.mark.parametrize("where,problem", [
+    ("missing/dir/lib.so", r"cannot be written: the directory '.*missing/dir' does not exist"),
+    (".", r"is a directory"),
+    ("file.txt/lib.so", r"cannot be written: '.*file.txt' is not a directory"),
+])
+def test_a_bad_destination_is_named_before_compiling(tmp_path, monkeypatch, where, problem):
+    (tmp_path / "file.txt").write_text("not a folder")
+    monkeypatch.chdir(tmp_path)
+    compiled = []
+    monkeypatch.setattr("strata.runtime.export.build_shared_library",
+                        lambda *a, **k: compiled.append(a))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(strata.StrataError, match=r"test_export.py:\d+:\d+: error: export_library: "
+                       rf"'{where}' {problem}"):
+        strata.export_library(_add, np.ones(3, np.float32), path=where)
+    assert not compiled  # checked first: nothing was compiled
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_an_unwritable_destination_is_a_strata_error(tmp_path):
+    # /proc accepts no new files, even from root (a chmod'ed folder would not stop root)
+    with pytest.raises(strata.StrataError, match=r"error: export_library: '/proc/lib.so' "
+                       r"cannot be written: the directory '/proc' is not writable"):
+        strata.export_library(_add, np.ones(3, np.float32), path="/proc/lib.so")
+
+
+def test_bool_results_are_exported_as_bytes(tmp_path):
+    x = np.array([0.5, -1.0, 2.0, np.nan], np.float32)
+    header = strata.export_library(lambda a: a > 0.0, x, path=str(tmp_path / "gt.so"))
+    assert "strata_memref_i1_1d *out0 /* 4 i1 */" in open(header).read()
+    assert "uint8_t *aligned" in open(header).read()
+    out = np.empty(4, np.bool_)
+    aot.SharedLibrary(str(tmp_path / "gt.so")).kernel("main", [(4,), (4,)])([x, out])
+    np.testing.assert_array_equal(out, x > 0)

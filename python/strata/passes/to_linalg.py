@@ -18,7 +18,7 @@ compilers); a reshape may have at most one dynamic result dim; padding of
 dynamic spatial dims is not supported. These are reported as errors at the
 op's location.
 
-Booleans cross function boundaries as i8 0/1 (lowering/booleans.py): an i1
+Bool tensors are stored as i8 0/1 from here on (lowering/booleans.py): an i1
 tensor argument or result of a function becomes tensor<...xi8>.
 """
 
@@ -30,11 +30,11 @@ from mlir import ir
 
 from .base import Pass, collect_ops
 from .lowering import booleans, contraction, conv, elementwise, reduction, shape_ops
-from .lowering.common import LoweringError, rtype
+from .lowering.common import LoweringError
 
 __all__ = ["ToLinalgPass", "lower_op"]
 
-_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow")
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
 _UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
 
 _TABLE = {
@@ -66,32 +66,16 @@ def lower_op(op: ir.Operation) -> ir.Value:
     name = op.name.split(".", 1)[1]
     with ir.InsertionPoint(op), op.location:
         value = _TABLE[name](op)
-    want = rtype(op.result)
+    want = op.result.type
     if booleans.is_bool_tensor(want) and not booleans.is_bool_tensor(value.type):
-        # a bool computed from stored (i8) bools stays stored
-        want = ir.RankedTensorType.get(list(want.shape), rtype(value).element_type,
-                                       loc=op.location)
+        with op.location:
+            want = booleans.stored_type(want)  # a comparison comes stored already
     if value.type != want:
         from mlir.dialects import tensor
 
         with ir.InsertionPoint(op), op.location:
             value = tensor.cast(want, value)
     return value
-
-
-def _replace_bool(op, stored):
-    """Strata users of a comparison read its i8 storage; others get an i1 tensor."""
-    narrow = None
-    for use in list(op.results[0].uses):
-        user = use.owner
-        user = user.operation if hasattr(user, "operation") else user
-        if user.name.startswith("strata."):
-            user.operands[use.operand_number] = stored
-        else:
-            if narrow is None:
-                with ir.InsertionPoint(op), op.location:
-                    narrow = booleans.narrow(stored)
-            user.operands[use.operand_number] = narrow
 
 
 @dataclass(frozen=True)
@@ -101,23 +85,29 @@ class ToLinalgPass(Pass):
     name = "strata-to-linalg"
 
     def run(self, module: ir.Operation) -> None:
+        functions = collect_ops(module, lambda op: op.name == "func.func")
+        for fn in functions:
+            with fn.location:
+                booleans.store_arguments(fn)
         ops = collect_ops(module, lambda op: op.name.startswith("strata."))
         absorbed = [op for op in ops if op.name == "strata.concat" and
                     shape_ops.absorbed_concat(op)]
         for op in ops:
             if any(op == a for a in absorbed):
                 continue
+            if booleans.is_bool_tensor(op.result.type) and booleans.keeps_bool_semantics(op):
+                with op.location:
+                    op.result.set_type(booleans.stored_type(op.result.type))
             try:
                 value = lower_op(op)
             except LoweringError as e:
                 self.fail(op, f"strata-to-linalg: {e}")
-            if booleans.is_bool_tensor(op.result.type) and \
-                    not booleans.is_bool_tensor(value.type):
-                _replace_bool(op, value)
-            else:
-                op.results[0].replace_all_uses_with(value)
+            if booleans.is_bool_tensor(value.type):
+                with ir.InsertionPoint(op), op.location:
+                    value = booleans.widen(value)
+            op.results[0].replace_all_uses_with(value)
             op.erase()
         for op in reversed(absorbed):  # inner concats of a chain, now unused
             op.erase()
-        for fn in collect_ops(module, lambda op: op.name == "func.func"):
-            booleans.bool_boundaries(fn)
+        for fn in functions:
+            booleans.sync_function_type(fn)

@@ -1,21 +1,19 @@
-"""Booleans at function boundaries: i1 tensors cross them as i8 0/1 (numpy's bool layout).
+"""Bool tensors are stored as i8 0/1 from strata-to-linalg on (numpy's bool layout).
 
-LLVM cannot lay out i1 buffers (one-shot bufferization would make ``memref<...xi1>``
-out-params whose stores the memref-to-LLVM conversion rejects), and numpy stores a
-bool as one byte holding 0 or 1. So, once strata ops are lowered, every i1 tensor
-argument or result of a function is retyped to i8; inside the function the values
-are converted where they cross:
+LLVM cannot lay out i1 buffers (the memref-to-LLVM conversion rejects stores of
+i1), and numpy stores a bool as one byte holding 0 or 1. So strata-to-linalg
+gives every bool tensor i8 storage: function arguments and results, comparisons,
+and whatever moves bools around (reshape, transpose, select, concat...). An i1
+exists only as a scalar inside a linalg body:
 
-    func.func @f(%m: tensor<4xi1>) -> tensor<4xi1>      (after strata-to-linalg)
+    func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xi1>) -> tensor<4xi1>
+      %0 = "strata.compare"(%a, %b) {predicate = "lt"} : (...) -> tensor<4xi1>
   =>
-    func.func @f(%m: tensor<4xi8>) -> tensor<4xi8>
-      %b = linalg.generic ins(%m : tensor<4xi8>) ... arith.cmpi ne, %x, 0 -> tensor<4xi1>
-      ... uses of %b ...
-      %r = linalg.generic ins(%v : tensor<4xi1>) ... arith.extui -> tensor<4xi8>
-      return %r
+    func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xi8>) -> tensor<4xi8>
+      %0 = linalg.generic ... { %c = arith.cmpf olt, %x, %y; %s = arith.extui %c : i1 to i8 }
 
-A comparison returned directly is returned in its i8 storage (no conversion).
-The runtime passes numpy bool arrays for these buffers as they are.
+A consumer reads a stored bool with ``cmpi ne, %s, 0`` (``as_bit``). The
+runtime hands numpy bool arrays to these buffers as they are.
 """
 
 from __future__ import annotations
@@ -23,11 +21,17 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
-from .common import map_elementwise, rtype
+from .common import map_elementwise
 
-__all__ = ["BOOL_STORAGE", "bool_boundaries", "is_bool_tensor"]
+__all__ = ["BOOL_STORAGE", "is_bool_tensor", "stored_type", "store_arguments", "widen",
+           "sync_function_type", "keeps_bool_semantics"]
 
 BOOL_STORAGE = 8  # bits of a stored bool: i8 0/1
+
+# Ops whose i1 result is computed from its inputs by their own rule (so they
+# keep their i1 result type while lowered): every other op producing bools only
+# moves or selects bool bytes, and is lowered directly on the i8 storage.
+_BOOL_PRODUCERS = ("strata.compare", "strata.cast", "strata.constant")
 
 
 def is_bool_tensor(t: ir.Type) -> bool:
@@ -35,63 +39,41 @@ def is_bool_tensor(t: ir.Type) -> bool:
         ir.RankedTensorType(t).element_type == ir.IntegerType.get_signless(1)
 
 
-def _stored(value: ir.Value) -> ir.Value:
-    """An i1 tensor as i8 0/1: the i8 source of a narrowing generic, else a widening one."""
-    owner = value.owner
-    owner = owner.operation if hasattr(owner, "operation") else owner
-    if isinstance(owner, ir.Operation) and owner.name == "linalg.generic" and \
-            "strata.bool_narrow" in owner.attributes:
-        return owner.operands[0]
-    i8 = ir.IntegerType.get_signless(BOOL_STORAGE)
-    shape = list(rtype(value).shape)
-    return map_elementwise([value], ir.RankedTensorType.get(shape, i8),
-                           lambda b: arith.extui(i8, b), i8)
+def stored_type(t: ir.Type) -> ir.Type:
+    """The i8 storage type of a bool tensor type (other types unchanged)."""
+    if not is_bool_tensor(t):
+        return t
+    t = ir.RankedTensorType(t)
+    return ir.RankedTensorType.get(list(t.shape), ir.IntegerType.get_signless(BOOL_STORAGE),
+                                   t.encoding)
 
 
-def narrow(stored: ir.Value) -> ir.Value:
-    """An i8 0/1 tensor as an i1 tensor (marked, so a returned one is not widened back)."""
-    i1 = ir.IntegerType.get_signless(1)
-    shape = list(rtype(stored).shape)
-    out = map_elementwise([stored], ir.RankedTensorType.get(shape, i1),
-                          lambda c: arith.cmpi(arith.CmpIPredicate.ne, c,
-                                               arith.constant(c.type, 0)), i1)
-    out.owner.attributes["strata.bool_narrow"] = ir.UnitAttr.get()
-    return out
+def keeps_bool_semantics(op: ir.Operation) -> bool:
+    """Whether ``op`` (a strata op with a bool result) can be lowered on i8 storage."""
+    return op.name not in _BOOL_PRODUCERS
 
 
-def bool_boundaries(fn: ir.Operation) -> None:
-    """Retypes the i1 tensor arguments and results of ``fn`` (a func.func) to i8 storage."""
+def store_arguments(fn: ir.Operation) -> None:
+    """Gives the bool tensor arguments of ``fn`` (a func.func) their i8 storage type."""
     if fn.regions and fn.regions[0].blocks:
-        with fn.location:
-            _retype(fn, fn.regions[0].blocks[0])
+        for arg in fn.regions[0].blocks[0].arguments:
+            if is_bool_tensor(arg.type):
+                arg.set_type(stored_type(arg.type))
 
 
-def _retype(fn: ir.Operation, block: ir.Block) -> None:
+def widen(value: ir.Value) -> ir.Value:
+    """An i1 tensor as its i8 0/1 storage (built at the current insertion point)."""
     i8 = ir.IntegerType.get_signless(BOOL_STORAGE)
-    for arg in block.arguments:
-        if not is_bool_tensor(arg.type):
-            continue
-        users = [(u.owner, u.operand_number) for u in arg.uses]
-        arg.set_type(ir.RankedTensorType.get(list(rtype(arg).shape), i8))
-        if not users:
-            continue
-        with ir.InsertionPoint.at_block_begin(block):
-            bits = narrow(arg)
-        for owner, number in users:
-            owner = owner.operation if hasattr(owner, "operation") else owner
-            owner.operands[number] = bits
-    for op in block.operations:
-        op = op.operation
-        if op.name != "func.return":
-            continue
-        for i, value in enumerate(list(op.operands)):
-            if is_bool_tensor(value.type):
-                with ir.InsertionPoint(op), op.location:
-                    op.operands[i] = _stored(value)
-        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [a.type for a in block.arguments], [v.type for v in op.operands]))
-    for op in block.operations:  # the markers have done their job
-        op = op.operation
-        if "strata.bool_narrow" in op.attributes:
-            del op.attributes["strata.bool_narrow"]
+    return map_elementwise([value], stored_type(value.type), lambda b: arith.extui(i8, b), i8)
+
+
+def sync_function_type(fn: ir.Operation) -> None:
+    """Sets ``fn``'s type from its block arguments and its return's operands."""
+    if not fn.regions or not fn.regions[0].blocks:
+        return
+    block = fn.regions[0].blocks[0]
+    ret = list(block.operations)[-1].operation
+    if ret.name != "func.return":
+        return
+    fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        [a.type for a in block.arguments], [v.type for v in ret.operands]))
