@@ -17,6 +17,7 @@ once per distinct shape set (cached in memory).
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -32,7 +33,9 @@ from ..parsing import parse_module
 from ..pipelines.levels import level_index, level_steps
 from ..pipelines.runner import run_pipeline
 from .allocs import check_allocs, scan_allocs
+from .cache_admin import explain_miss
 from .engine import uses_async_runtime
+from .log import logger
 from .variants import Variants
 
 __all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
@@ -69,8 +72,6 @@ def _clone(module: ir.Module) -> ir.Module:
 
 def default_threads() -> int:
     """Threads compiled CPU code may use: ``STRATA_THREADS``, else this process's CPUs."""
-    import os
-
     text = os.environ.get("STRATA_THREADS", "")
     if text.strip():
         n = int(text) if text.strip().lstrip("-").isdigit() else 0
@@ -133,6 +134,18 @@ class CompiledFunction:
         outs = [np.empty(s, d) for s, d in self._outs]
         self.kernel(list(arrays) + outs)
         return outs
+
+
+def _describe_key(key) -> str:
+    """A jit variant's key (``(shape, dtype)`` or a Python type per argument), readable."""
+    return "(" + ", ".join("x".join(map(str, k[0])) + f"x{dtype_of_numpy(k[1])}"
+                           if isinstance(k, tuple) else k.__name__ for k in key) + ")"
+
+
+def _signature(arg_specs) -> str:
+    """``(4x8xf32, f32)``: a signature as people read it."""
+    return "(" + ", ".join("x".join(map(str, s)) + f"x{d}" if len(s) else d
+                           for s, d in arg_specs) + ")"
 
 
 def _type_text(shape, dtype):
@@ -275,8 +288,9 @@ class Program(ProgramBase):
             options = {"fusion": str(self.fusion), "layout": self.layout,
                        "fuse_options": fuse_options, "opt_level": self.opt_level,
                        "threads": self.threads}
-            key = cache.entry_key(module.operation.get_asm(enable_debug_info=False), fname,
-                                  options)
+            parts = cache.key_parts(module.operation.get_asm(enable_debug_info=False), fname,
+                                    options, [[list(s), d] for s, d in arg_specs])
+            key = cache.key_of(parts)
             check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
                      "results": [[list(s), d] for s, d in result_specs]}
             hit = cache.load(key, check)
@@ -289,7 +303,14 @@ class Program(ProgramBase):
                 else:
                     check_allocs(fname, compiled.allocs)
                     self.stats.cache_hits += 1
+                    logger("cache").info("hit %s for %s%s", key, fname, _signature(arg_specs))
                     return compiled, meta["remarks"], meta["ir_sizes"]
+            why = explain_miss(parts)
+            if os.environ.get("STRATA_CACHE_MUST_HIT", "") not in ("", "0"):
+                raise StrataError(f"{fname}{_signature(arg_specs)}: not in the compilation cache "
+                                  f"and STRATA_CACHE_MUST_HIT is set: {why}",
+                                  location=location_text())
+            logger("cache").info("miss for %s%s: %s", fname, _signature(arg_specs), why)
         sizes = {}
         allocs = []
         remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
@@ -300,7 +321,7 @@ class Program(ProgramBase):
         if use_cache:
             meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
                     "results": [[list(s), d] for s, d in result_specs], "allocs": allocs,
-                    "threaded": uses_async_runtime(module),
+                    "threaded": uses_async_runtime(module), "key": parts,
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
             lib_path = cache.store(key, lambda path: aot.build_shared_library(
                 module, path, opt_level=self.opt_level), meta)
@@ -354,7 +375,9 @@ class JitFunction:
         self.layout = layout
         self.opt_level = opt_level
         self.threads = _threads(threads)
-        self._programs = Variants(max_variants)
+        self._programs = Variants(max_variants, name=getattr(fn, "__name__", "function"),
+                                  describe=_describe_key)
+        self._signatures_seen: list = []
         self.stats = CompileStats()
         functools.update_wrapper(self, fn)
 
@@ -379,7 +402,9 @@ class JitFunction:
 
     def _compile(self, args) -> Program:
         """Traces and compiles the variant for ``args`` (under the variants' lock)."""
-        self.signature_of(args)
+        signature = self.signature_of(args)
+        logger("recompiles").info("%s: compiling for %s: %s", self.__name__,
+                                  _signature(signature), self._why(signature))
         start = time.perf_counter()
         module = trace(self.fn, *args)
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
@@ -390,12 +415,32 @@ class JitFunction:
         program._get(next(iter(program._signatures)),
                      [(tuple(a.shape) if isinstance(a, np.ndarray) else (), d)
                       for a, (_, d) in zip(args, specs, strict=True)])
+        self._signatures_seen.append(signature)
         self.stats.compiles += 1
         self.stats.compile_seconds += time.perf_counter() - start
         self.stats.ir_sizes = program.stats.ir_sizes
         self.stats.cache_hits += program.stats.cache_hits
         self.stats.fusion_report = program.stats.fusion_report
         return program
+
+    def _why(self, signature) -> str:
+        """Which guard the new signature fails, against the most recent variant."""
+        if not self._programs.keys():
+            return "first call"
+        last = next(iter(self._signatures_seen[-1:]), None)
+        if last is None:
+            return "a new signature"
+        names = _param_names(self.fn, len(signature))
+        for name, (shape, dtype), (old_shape, old_dtype) in zip(names, signature, last,
+                                                                 strict=False):
+            if dtype != old_dtype:
+                return f"argument '{name}' dtype {old_dtype} -> {dtype}"
+            if len(shape) != len(old_shape):
+                return f"argument '{name}' rank {len(old_shape)} -> {len(shape)}"
+            for i, (a, b) in enumerate(zip(old_shape, shape, strict=True)):
+                if a != b:
+                    return f"argument '{name}' dim {i}: {a} -> {b}"
+        return "a new signature"
 
     def variants(self) -> list:
         """The signatures compiled and kept (most recently used last)."""

@@ -28,12 +28,15 @@ import tempfile
 import warnings
 from importlib import metadata
 
-__all__ = ["enabled", "cache_dir", "entry_key", "load", "store", "discard", "StrataCacheWarning"]
+__all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "store", "discard",
+           "StrataCacheWarning"]
 
 FORMAT = 2
 FILES = ("lib.so", "meta.json")
 MANIFEST = "manifest.json"
-_IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR"}
+_IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR",
+                  "STRATA_CACHE_MUST_HIT", "STRATA_CACHE_MAX_BYTES", "STRATA_LOG",
+                  "STRATA_MAX_VARIANTS"}
 
 
 def enabled() -> bool:
@@ -88,14 +91,24 @@ def _cpu() -> dict:
     return {"llvm": host_cpu(), "flags": hashlib.sha256(flags.encode()).hexdigest()[:16]}
 
 
-def entry_key(ir_text: str, function: str, options: dict) -> str:
+def key_parts(ir_text: str, function: str, options: dict, signature=None) -> dict:
+    """Every input of an entry's key, readable (the IR as its hash; ``signature``, the
+    argument shapes and dtypes, for people: the IR already holds them)."""
     knobs = {k: v for k, v in os.environ.items()
              if k.startswith("STRATA_") and k not in _IGNORED_KNOBS}
-    payload = json.dumps({"format": FORMAT, "ir": ir_text, "function": function,
-                          "options": options, "versions": _versions(), "cpu": _cpu(),
-                          "source": _source_fingerprint(),
-                          "knobs": knobs}, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+    return {"format": FORMAT, "function": function, "signature": signature,
+            "ir": hashlib.sha256(ir_text.encode()).hexdigest()[:16], "options": options,
+            "versions": _versions(), "cpu": _cpu(), "source": _source_fingerprint(),
+            "knobs": knobs}
+
+
+def key_of(parts: dict) -> str:
+    """The entry's folder name: a hash of its key parts."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def entry_key(ir_text: str, function: str, options: dict) -> str:
+    return key_of(key_parts(ir_text, function, options))
 
 
 class StrataCacheWarning(UserWarning):
@@ -113,6 +126,14 @@ def _warn_damaged(folder: str, why: str) -> None:
         warnings.warn(f"strata: damaged cache entry {folder} ({why}); removed and rebuilt "
                       "(later damaged entries are rebuilt silently)", StrataCacheWarning,
                       stacklevel=4)
+
+
+def _touch(folder: str) -> None:
+    """Marks an entry as just used (its folder's mtime orders the size cap's eviction)."""
+    try:
+        os.utime(folder)
+    except OSError:
+        pass
 
 
 def _sha256(path: str) -> str:
@@ -148,6 +169,7 @@ def load(key: str, check: dict):
         for k, v in check.items():
             if meta.get(k) != v:
                 raise ValueError(f"its {k} differs")
+        _touch(folder)
         return os.path.join(folder, "lib.so"), meta
     except (OSError, ValueError, TypeError, AttributeError) as e:
         discard(key, str(e) or type(e).__name__)
@@ -197,7 +219,69 @@ def store(key: str, build, meta: dict) -> str | None:
             os.replace(tmp, final)
         except OSError:  # another process published the same entry first
             shutil.rmtree(tmp, ignore_errors=True)
+        enforce_size_cap(keep=key)
         return os.path.join(final, "lib.so")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+DEFAULT_MAX_BYTES = 2 << 30
+
+
+def max_bytes() -> int:
+    """The cache's size cap: ``STRATA_CACHE_MAX_BYTES`` (0: no cap), else 2 GiB."""
+    text = os.environ.get("STRATA_CACHE_MAX_BYTES", "").strip()
+    if not text:
+        return DEFAULT_MAX_BYTES
+    if not text.isdigit():
+        from ..errors import StrataError
+
+        raise StrataError(f"STRATA_CACHE_MAX_BYTES must be a number of bytes, got '{text}'",
+                          location="<environment>")
+    return int(text)
+
+
+def entry_size(folder: str) -> int:
+    total = 0
+    for name in os.listdir(folder):
+        try:
+            total += os.path.getsize(os.path.join(folder, name))
+        except OSError:
+            pass
+    return total
+
+
+def entry_folders() -> list[str]:
+    """The published entries' folders (temporary folders being written excluded)."""
+    root = cache_dir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    return [os.path.join(root, n) for n in names
+            if not n.startswith(".") and os.path.isdir(os.path.join(root, n))]
+
+
+def enforce_size_cap(keep: str | None = None) -> list[str]:
+    """Removes least recently used entries until the cache fits its cap; returns their keys."""
+    cap = max_bytes()
+    if not cap:
+        return []
+    sized = []
+    for folder in entry_folders():
+        try:
+            sized.append((os.path.getmtime(folder), folder, entry_size(folder)))
+        except OSError:
+            continue
+    total = sum(size for _, _, size in sized)
+    removed = []
+    for _, folder, size in sorted(sized):
+        if total <= cap:
+            break
+        if os.path.basename(folder) == keep:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        total -= size
+        removed.append(os.path.basename(folder))
+    return removed

@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 
 from ..errors import StrataError
+from .log import logger
 
 __all__ = ["Variants", "default_max_variants", "DEFAULT_MAX_VARIANTS"]
 
@@ -40,8 +41,10 @@ def check_max_variants(value, what: str = "max_variants") -> int:
 class Variants:
     """key -> compiled variant, at most ``limit`` of them (least recently used dropped)."""
 
-    def __init__(self, limit: int | None = None):
+    def __init__(self, limit: int | None = None, name: str = "", describe=repr):
         self.limit = default_max_variants() if limit is None else check_max_variants(limit)
+        self.name = name
+        self.describe = describe
         self._items: OrderedDict = OrderedDict()
         self._lock = threading.RLock()
         self.evictions = 0
@@ -79,8 +82,11 @@ class Variants:
                 item = build()
                 self._items[key] = item
                 while len(self._items) > self.limit:
-                    self._items.popitem(last=False)
+                    old, _ = self._items.popitem(last=False)
                     self.evictions += 1
+                    logger("variants").info("%s: dropped the least recently used variant %s "
+                                            "(max_variants=%d)", self.name or "function",
+                                            self.describe(old), self.limit)
             return item
 
     def clear(self) -> None:

@@ -1,4 +1,4 @@
-"""The ``strata`` command: ``strata demo`` (and ``strata opt ...`` as strata-opt)."""
+"""The ``strata`` command: ``strata demo``, ``strata cache ...``, ``strata opt`` (strata-opt)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ USAGE = """usage: strata <command> [args]
 commands:
   demo     build, compile and run the demo models, checked against numpy
   opt      the strata-opt driver (same as the strata-opt command)
+  cache    the on-disk compilation cache: info | list | clear | explain KEY
 """
 
 
@@ -27,6 +28,10 @@ def main(argv=None) -> None:
         except StrataError as e:
             sys.stderr.write(f"{e}\n")
             sys.exit(1)
+    if command == "cache":
+        from .cache_cmd import run as cache_run
+
+        sys.exit(cache_run(rest))
     if command == "opt":
         from .opt import run
 
