@@ -34,7 +34,7 @@ from ..pipelines.levels import level_index, level_steps
 from ..pipelines.runner import run_pipeline
 from .allocs import check_allocs, scan_allocs
 from .cache_admin import explain_miss
-from .engine import uses_async_runtime
+from .engine import address, uses_async_runtime
 from .log import logger
 from .variants import Variants
 
@@ -131,8 +131,9 @@ class CompiledFunction:
         self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
 
     def run(self, arrays):
+        """Runs on C-contiguous, aligned, native-order ``arrays`` of the compiled signature."""
         outs = [np.empty(s, d) for s, d in self._outs]
-        self.kernel(list(arrays) + outs)
+        self.kernel.call_pointers([address(a) for a in arrays] + [address(o) for o in outs])
         return outs
 
 
@@ -192,6 +193,7 @@ class ProgramBase:
     def __init__(self, module: Module | ir.Module, max_variants: int | None = None):
         self.module = module.mlir if isinstance(module, Module) else module
         self.stats = CompileStats()
+        self.fast = None  # jit: the one compiled function, when arrays need no conversion
         self._cache = Variants(max_variants)
         self._signatures = {}
         for op in self.module.body.operations:
@@ -398,6 +400,15 @@ class JitFunction:
         if program is None:
             program = self._programs.get_or_build(key, lambda: self._compile(args))
         self.stats.calls += 1
+        fast = program.fast
+        if fast is not None:
+            for a in args:
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    break
+            else:  # the key matched shapes and dtypes exactly: nothing else to check
+                outs = fast.run(args)
+                return outs[0] if len(outs) == 1 else tuple(outs)
         return program(*args)
 
     def _compile(self, args) -> Program:
@@ -415,6 +426,8 @@ class JitFunction:
         program._get(next(iter(program._signatures)),
                      [(tuple(a.shape) if isinstance(a, np.ndarray) else (), d)
                       for a, (_, d) in zip(args, specs, strict=True)])
+        if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
+            program.fast = next(iter(program._cache.values()))
         self._signatures_seen.append(signature)
         self.stats.compiles += 1
         self.stats.compile_seconds += time.perf_counter() - start

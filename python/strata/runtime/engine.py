@@ -18,7 +18,8 @@ import numpy as np
 from mlir import ir
 from mlir.execution_engine import ExecutionEngine
 
-__all__ = ["Engine", "Kernel", "runtime_library", "descriptor_class", "uses_async_runtime",
+__all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class",
+           "uses_async_runtime",
            "load_runtime_libraries", "keep_for_good"]
 
 
@@ -87,6 +88,18 @@ class Engine:
         return Kernel(self, address, shapes)
 
 
+_char_at = ctypes.c_char.from_buffer
+
+
+def address(a: np.ndarray) -> int:
+    """The data address of a C-contiguous array (5x cheaper than ``a.ctypes.data`` for a
+    writable, non-empty one)."""
+    try:
+        return ctypes.addressof(_char_at(a))
+    except (TypeError, ValueError):  # read-only or empty
+        return a.ctypes.data
+
+
 class _CallState:
     """One thread's memref descriptors and packed argument array for a kernel."""
 
@@ -139,7 +152,7 @@ class Kernel:
 
     def __call__(self, arrays: list[np.ndarray]) -> None:
         """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""
-        self.call_pointers([a.ctypes.data for a in arrays])
+        self.call_pointers([address(a) for a in arrays])
 
     def call_pointers(self, pointers: list[int]) -> None:
         """Runs on buffers given by address (device memory, say), shapes as constructed."""
