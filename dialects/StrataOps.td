@@ -27,7 +27,9 @@ def Strata_Dialect : Dialect {
     dynamic. Element types are `f32`, `f16`, `bf16`, `i32` and, for the
     results of `strata.compare`, `i1`. Elementwise ops broadcast their operands
     the way numpy does: shapes are aligned at the trailing dim, and a dim of
-    size 1 stretches to the other operand's size. Axes attributes accept
+    size 1 stretches to the other operand's size. No op traps at run time:
+    integer `floor_div` and `mod` give numpy's results for a zero divisor and
+    for `INT_MIN // -1`, and `div` is floating-point only. Axes attributes accept
     negative values, counted from the last dim, as numpy does.
   }];
 }
@@ -39,15 +41,14 @@ class Strata_Op<string mnemonic, list<Trait> traits = []>
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Strata_BinaryOp<string mnemonic, string formula>
+class Strata_BinaryOp<string mnemonic, string formula, string extra = "">
     : Strata_Op<mnemonic> {
   let summary = "elementwise `" # formula # "` with numpy broadcasting";
   let description = [{
     Computes `}] # formula # [{` element by element. `lhs` and `rhs` have the
     same element type; their shapes broadcast as in numpy to the result shape.
-    Floating-point results follow IEEE-754 (NaN propagates, division by zero
-    gives inf); integer division truncates toward zero.
-  }];
+    Floating-point results follow IEEE-754 (NaN propagates). Integer results
+    wrap around on overflow (two's complement), as numpy's int32 does. }] # extra;
   let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
   let results = (outs AnyRankedTensor:$result);
 }
@@ -55,10 +56,48 @@ class Strata_BinaryOp<string mnemonic, string formula>
 def Strata_AddOp : Strata_BinaryOp<"add", "lhs + rhs">;
 def Strata_SubOp : Strata_BinaryOp<"sub", "lhs - rhs">;
 def Strata_MulOp : Strata_BinaryOp<"mul", "lhs * rhs">;
-def Strata_DivOp : Strata_BinaryOp<"div", "lhs / rhs">;
+def Strata_DivOp : Strata_BinaryOp<"div", "lhs / rhs", [{
+    Floating-point operands only (division by zero gives +-inf, `0 / 0` NaN).
+    The verifier rejects integer operands: numpy's `/` on integers is true
+    division, which the Python front end builds as `strata.cast` to f32 then
+    `strata.div`; numpy's `//` is `strata.floor_div`. So no integer division
+    that could trap (by zero, or `INT_MIN / -1`) is ever lowered from it.
+  }]>;
 def Strata_MaximumOp : Strata_BinaryOp<"maximum", "max(lhs, rhs)">;
 def Strata_MinimumOp : Strata_BinaryOp<"minimum", "min(lhs, rhs)">;
 def Strata_PowOp : Strata_BinaryOp<"pow", "lhs ** rhs">;
+
+def Strata_FloorDivOp : Strata_BinaryOp<"floor_div", "floor(lhs / rhs)", [{
+    numpy's `floor_divide` (`lhs // rhs`), on f32, f16, bf16 and i32; never traps.
+
+    Integers: the quotient rounded toward negative infinity (`-7 // 2 = -4`).
+    Division by zero gives 0 and `INT_MIN // -1` wraps to `INT_MIN`, as in
+    numpy. The lowering replaces a divisor of 0 or -1 by 1 before the hardware
+    division and selects those results afterwards.
+
+    Floats: numpy's divmod algorithm, computed in f32 for f16 and bf16 and
+    rounded once, so results match numpy bit for bit: with
+    `m = fmod(lhs, rhs)` and `q = (lhs - m) / rhs`, `q` is decremented when
+    `m` is nonzero and its sign differs from `rhs`'s, then rounded to the
+    nearest integer from `floor(q)` (a zero keeps the sign of `lhs / rhs`).
+    A zero divisor gives `lhs / rhs` (+-inf, or NaN for `0 // 0`); NaN and
+    infinite operands go through the same algorithm (`inf // 2` is NaN,
+    `-5 // inf` is -1).
+  }]>;
+def Strata_ModOp : Strata_BinaryOp<"mod", "lhs mod rhs", [{
+    numpy's `remainder`/`mod` (`lhs % rhs`): the remainder of
+    `strata.floor_div`, with the sign of `rhs`, on f32, f16, bf16 and i32;
+    never traps.
+
+    Integers: `lhs - floor(lhs / rhs) * rhs` (`-7 % 2 = 1`, `7 % -2 = -1`);
+    `x % 0 = 0` and `INT_MIN % -1 = 0`, as in numpy. The lowering guards the
+    divisor as `strata.floor_div` does.
+
+    Floats: `m = fmod(lhs, rhs)`, plus `rhs` when `m` is nonzero and its sign
+    differs from `rhs`'s; a zero remainder is `+0` or `-0` with the sign of
+    `rhs`. `x % 0` is NaN; `5 % inf` is 5 and `-5 % inf` is inf, as in numpy.
+    Computed in f32 for f16 and bf16 and rounded once (bit-identical to numpy).
+  }]>;
 
 class Strata_UnaryOp<string mnemonic, string formula, string extra = "">
     : Strata_Op<mnemonic> {
@@ -303,12 +342,13 @@ def Strata_ConstantOp : Strata_Op<"constant"> {
 }
 
 def Strata_CastOp : Strata_Op<"cast"> {
-  let summary = "convert elements between f32, f16, bf16 and i32";
+  let summary = "convert elements between f32, f16, bf16 and i32, or from i1";
   let description = [{
-    The result has the input's shape and the result type's element type.
-    Float to float rounds to nearest even; float to i32 truncates toward zero
-    (out-of-range values saturate, NaN becomes 0); i32 to float rounds to
-    nearest even.
+    The result has the input's shape and the result type's element type
+    (f32, f16, bf16 or i32). Float to float rounds to nearest even; float to
+    i32 truncates toward zero (out-of-range values saturate, NaN becomes 0);
+    i32 to float rounds to nearest even. An `i1` input (a comparison's
+    result) becomes 1 or 0, as numpy's `mask.astype(...)`.
   }];
   let arguments = (ins AnyRankedTensor:$input);
   let results = (outs AnyRankedTensor:$result);

@@ -84,6 +84,12 @@ def broadcast_shapes(op: str, *shapes: Sequence) -> Shape:
 def elementwise(op: str, lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str):
     dtype = _same_dtype(op, [lhs_dtype, rhs_dtype])
     _check_dtype(op, dtype, DTYPES)
+    if op == "div" and dtype not in FLOAT_DTYPES:
+        # An integer division could trap (x / 0, INT_MIN / -1); numpy's / on integers
+        # is true division anyway, and its // is floor_div.
+        raise ShapeError(f"div: operand element type {dtype} is not supported (div is "
+                         "floating-point only: cast the operands to a float type for "
+                         "numpy's true division, or use strata.floor_div for //)")
     return broadcast_shapes(op, lhs, rhs), dtype
 
 
@@ -330,12 +336,13 @@ def pool2d(op: str, inp: Shape, dtype: str, kernel, strides, padding, layout):
 
 
 def cast(shape: Shape, dtype: str, target_dtype: str):
-    _check_dtype("cast", dtype, DTYPES)
+    """Between f32, f16, bf16 and i32, or from i1 (a comparison's result: 1 or 0)."""
+    _check_dtype("cast", dtype, DTYPES + ("i1",))
     _check_dtype("cast", target_dtype, DTYPES, "result")
     return tuple(shape), target_dtype
 
 
-BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow")
+BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
 UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
 REDUCE_OPS = ("sum", "max", "mean")
 POOL_OPS = ("max_pool2d", "avg_pool2d")

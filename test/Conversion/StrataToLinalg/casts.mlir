@@ -131,3 +131,41 @@ func.func @cast_dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xbf16> {
   %0 = "strata.cast"(%x) : (tensor<?x4xf32>) -> tensor<?x4xbf16>
   return %0 : tensor<?x4xbf16>
 }
+
+// -----
+
+// A bool mask (a comparison, read in its i8 storage) casts to 1 / 0 with a select:
+// sitofp of an i1 would give -1.0 for true.
+// CHECK-LABEL: func.func @mask_to_numbers
+// CHECK-SAME: (%[[A:.+]]: tensor<4xf32>, %[[B:.+]]: tensor<4xf32>)
+// CHECK-NOT: strata.
+// CHECK: %[[M:.+]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<4xf32>, tensor<4xf32>) outs(%{{.+}} : tensor<4xi8>)
+// CHECK: %[[F:.+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<4xi8>) outs(%{{.+}} : tensor<4xbf16>)
+// CHECK-NEXT: ^bb0(%[[V:.+]]: i8, %{{.+}}: bf16):
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0 : i8
+// CHECK-NEXT: %[[BIT:.+]] = arith.cmpi ne, %[[V]], %[[Z]] : i8
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1.000000e+00 : bf16
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : bf16
+// CHECK-NEXT: %[[S:.+]] = arith.select %[[BIT]], %[[ONE]], %[[ZERO]] : bf16
+// CHECK-NEXT: linalg.yield %[[S]] : bf16
+// CHECK: %[[I:.+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<4xi8>) outs(%{{.+}} : tensor<4xi32>)
+// CHECK: %[[SI:.+]] = arith.select %{{.+}}, %{{.+}}, %{{.+}} : i32
+// CHECK-NEXT: linalg.yield %[[SI]] : i32
+// CHECK: return %[[F]], %[[I]]
+func.func @mask_to_numbers(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xbf16>, tensor<4xi32>) {
+  %m = "strata.compare"(%a, %b) {predicate = "lt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %0 = "strata.cast"(%m) : (tensor<4xi1>) -> tensor<4xbf16>
+  %1 = "strata.cast"(%m) : (tensor<4xi1>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xbf16>, tensor<4xi32>
+}
+
+// -----
+
+// An i1 argument is narrowed from its i8 storage first (bool_boundaries), then cast.
+// CHECK-LABEL: func.func @bool_argument_to_f32
+// CHECK-SAME: (%[[M:.+]]: tensor<3xi8>) -> tensor<3xf32>
+// CHECK: arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
+func.func @bool_argument_to_f32(%m: tensor<3xi1>) -> tensor<3xf32> {
+  %0 = "strata.cast"(%m) : (tensor<3xi1>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -116,7 +116,7 @@ func.func @float_binary_ops(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf3
 
 // -----
 
-// i32 ops use the integer arith ops (signed division, max, min).
+// i32 ops use the integer arith ops (max, min; floor_div and mod are in floor-div-mod.mlir).
 // CHECK-LABEL: func.func @int_binary_ops
 // CHECK-SAME: (%[[I:.+]]: tensor<4xi32>)
 // CHECK-NOT: strata.
@@ -126,9 +126,7 @@ func.func @float_binary_ops(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf3
 // CHECK: arith.subi %{{.+}}, %{{.+}} : i32
 // CHECK: %[[MUL:.+]] = linalg.generic {{.*}} ins(%[[SUB]], %[[I]] :
 // CHECK: arith.muli %{{.+}}, %{{.+}} : i32
-// CHECK: %[[DIV:.+]] = linalg.generic {{.*}} ins(%[[MUL]], %[[I]] :
-// CHECK: arith.divsi %{{.+}}, %{{.+}} : i32
-// CHECK: %[[MAX:.+]] = linalg.generic {{.*}} ins(%[[DIV]], %[[I]] :
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}} ins(%[[MUL]], %[[I]] :
 // CHECK: arith.maxsi %{{.+}}, %{{.+}} : i32
 // CHECK: %[[MIN:.+]] = linalg.generic {{.*}} ins(%[[MAX]], %[[I]] :
 // CHECK: arith.minsi %{{.+}}, %{{.+}} : i32
@@ -139,8 +137,7 @@ func.func @int_binary_ops(%i: tensor<4xi32>) -> tensor<4xi32> {
   %0 = "strata.add"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   %1 = "strata.sub"(%0, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   %2 = "strata.mul"(%1, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  %3 = "strata.div"(%2, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  %4 = "strata.maximum"(%3, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %4 = "strata.maximum"(%2, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   %5 = "strata.minimum"(%4, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   %6 = "strata.pow"(%5, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %6 : tensor<4xi32>

@@ -41,3 +41,13 @@ func.func @second_op_fails(%x: tensor<?x4xf32>) -> tensor<?x?xf32> {
   %1 = "strata.reshape"(%0) : (tensor<?x4xf32>) -> tensor<?x?xf32>
   return %1 : tensor<?x?xf32>
 }
+
+// -----
+
+// An integer strata.div is rejected by the verifier before any lowering, so no
+// divsi that could trap on a zero or INT_MIN / -1 is ever emitted.
+func.func @int_div_is_rejected(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error@+1 {{div: operand element type i32 is not supported (div is floating-point only: cast the operands to a float type for numpy's true division, or use strata.floor_div for //)}}
+  %0 = "strata.div"(%a, %b) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

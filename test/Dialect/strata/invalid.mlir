@@ -31,6 +31,60 @@ func.func @f(%a: tensor<4xi1>) -> tensor<4xi1> {
 
 // -----
 
+// Integer div: numpy's / on integers is true division, and an integer divide could
+// trap (x / 0, INT_MIN / -1). The message points to the casts and to floor_div.
+func.func @f(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error@+1 {{div: operand element type i32 is not supported (div is floating-point only: cast the operands to a float type for numpy's true division, or use strata.floor_div for //)}}
+  %0 = "strata.div"(%a, %b) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// floor_div and mod take one element type, like the other binary ops.
+func.func @f(%a: tensor<4xi32>, %b: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error@+1 {{floor_div: operand element types differ (i32 vs f32)}}
+  %0 = "strata.floor_div"(%a, %b) : (tensor<4xi32>, tensor<4xf32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error@+1 {{mod: operand element type i1 is not supported (expected one of f32, f16, bf16, i32)}}
+  %0 = "strata.mod"(%a, %a) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// floor_div and mod broadcast as numpy does.
+func.func @f(%a: tensor<4x3xf16>, %b: tensor<4xf16>) -> tensor<4x3xf16> {
+  // expected-error@+1 {{mod: shapes 4x3 and 4 cannot be broadcast (dim -1 has sizes 3 vs 4)}}
+  %0 = "strata.mod"(%a, %b) : (tensor<4x3xf16>, tensor<4xf16>) -> tensor<4x3xf16>
+  return %0 : tensor<4x3xf16>
+}
+
+// -----
+
+// The result type follows the operands'.
+func.func @f(%a: tensor<4xi32>, %b: tensor<1xi32>) -> tensor<4xf32> {
+  // expected-error@+1 {{floor_div: result type tensor<4xf32> does not match the inferred 4xi32}}
+  %0 = "strata.floor_div"(%a, %b) : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A bool mask casts to numbers, not to a bool.
+func.func @f(%m: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error@+1 {{cast: result element type i1 is not supported (expected one of f32, f16, bf16, i32)}}
+  %0 = "strata.cast"(%m) : (tensor<4xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
 // Mismatched operand dtypes.
 func.func @f(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
   // expected-error@+1 {{add: operand element types differ (f32 vs f16)}}
@@ -679,10 +733,10 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf64> {
 
 // -----
 
-// cast from an unsupported dtype.
-func.func @f(%a: tensor<4xi1>) -> tensor<4xf32> {
-  // expected-error@+1 {{cast: operand element type i1 is not supported (expected one of f32, f16, bf16, i32)}}
-  %0 = "strata.cast"(%a) : (tensor<4xi1>) -> tensor<4xf32>
+// cast from an unsupported dtype (i1, a comparison's result, is supported).
+func.func @f(%a: tensor<4xi8>) -> tensor<4xf32> {
+  // expected-error@+1 {{cast: operand element type i8 is not supported (expected one of f32, f16, bf16, i32, i1)}}
+  %0 = "strata.cast"(%a) : (tensor<4xi8>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

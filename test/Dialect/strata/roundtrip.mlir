@@ -44,13 +44,31 @@ func.func @mul_bf16_scalar(%a: tensor<3xbf16>, %b: tensor<bf16>) -> tensor<3xbf1
   return %0 : tensor<3xbf16>
 }
 
-// CHECK-LABEL: func.func @div_i32
-// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<2x2xi32>, %[[B:[a-z0-9]+]]: tensor<2x2xi32>)
-func.func @div_i32(%a: tensor<2x2xi32>, %b: tensor<2x2xi32>) -> tensor<2x2xi32> {
-  // CHECK: %[[R:.+]] = "strata.div"(%[[A]], %[[B]]) : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
-  %0 = "strata.div"(%a, %b) : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
-  // CHECK: return %[[R]]
-  return %0 : tensor<2x2xi32>
+// CHECK-LABEL: func.func @floor_div_mod_i32
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<2x2xi32>, %[[B:[a-z0-9]+]]: tensor<2xi32>)
+func.func @floor_div_mod_i32(%a: tensor<2x2xi32>, %b: tensor<2xi32>) -> (tensor<2x2xi32>, tensor<2x2xi32>) {
+  // CHECK: %[[Q:.+]] = "strata.floor_div"(%[[A]], %[[B]]) : (tensor<2x2xi32>, tensor<2xi32>) -> tensor<2x2xi32>
+  %0 = "strata.floor_div"(%a, %b) : (tensor<2x2xi32>, tensor<2xi32>) -> tensor<2x2xi32>
+  // CHECK: %[[R:.+]] = "strata.mod"(%[[A]], %[[B]]) : (tensor<2x2xi32>, tensor<2xi32>) -> tensor<2x2xi32>
+  %1 = "strata.mod"(%a, %b) : (tensor<2x2xi32>, tensor<2xi32>) -> tensor<2x2xi32>
+  // CHECK: return %[[Q]], %[[R]]
+  return %0, %1 : tensor<2x2xi32>, tensor<2x2xi32>
+}
+
+// CHECK-LABEL: func.func @floor_div_mod_f16
+func.func @floor_div_mod_f16(%a: tensor<3xf16>, %b: tensor<f16>) -> (tensor<3xf16>, tensor<3xf16>) {
+  // CHECK: "strata.floor_div"(%{{.+}}, %{{.+}}) : (tensor<3xf16>, tensor<f16>) -> tensor<3xf16>
+  %0 = "strata.floor_div"(%a, %b) : (tensor<3xf16>, tensor<f16>) -> tensor<3xf16>
+  // CHECK: "strata.mod"(%{{.+}}, %{{.+}}) : (tensor<3xf16>, tensor<f16>) -> tensor<3xf16>
+  %1 = "strata.mod"(%a, %b) : (tensor<3xf16>, tensor<f16>) -> tensor<3xf16>
+  return %0, %1 : tensor<3xf16>, tensor<3xf16>
+}
+
+// CHECK-LABEL: func.func @cast_i1
+func.func @cast_i1(%m: tensor<4xi1>) -> tensor<4xbf16> {
+  // CHECK: "strata.cast"(%{{.+}}) : (tensor<4xi1>) -> tensor<4xbf16>
+  %0 = "strata.cast"(%m) : (tensor<4xi1>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
 }
 
 // CHECK-LABEL: func.func @maximum_minimum

@@ -8,6 +8,18 @@
            ins(%a, %b) outs(%e) { ^bb0(%x, %y, %o): %s = arith.addf %x, %y; linalg.yield %s }
 
 f16 and bf16 compute in f32 inside the body and round once when storing.
+
+No lowering emits a division that can trap. strata.div is floating-point only
+(the verifier rejects integer operands). Integer floor_div and mod divide by a
+guarded divisor and select numpy's results for the two cases that would trap:
+
+    %bad = (%b == 0) | (%b == -1);  %safe = select %bad, 1, %b
+    %q = divsi %a, %safe;  %r = remsi %a, %safe      (then rounded toward -inf)
+    floor_div = select(%b == 0, 0, select(%b == -1, 0 - %a, %q))   INT_MIN // -1 wraps
+    mod       = select(%bad, 0, %r)
+
+Float floor_div and mod follow numpy's npy_divmod step by step (fmod, then the
+sign fix-up and the snap to an integer), so results are bit-identical to numpy.
 """
 
 from __future__ import annotations
@@ -17,14 +29,22 @@ import math as pymath
 from mlir import ir
 from mlir.dialects import arith, math
 
-from .common import compute_type, convert, is_float, map_elementwise, rtype, scalar
+from .common import (
+    LoweringError,
+    compute_type,
+    convert,
+    is_float,
+    map_elementwise,
+    rtype,
+    scalar,
+)
 
 _FLOAT_BINARY = {
     "add": arith.addf, "sub": arith.subf, "mul": arith.mulf, "div": arith.divf,
     "maximum": arith.maximumf, "minimum": arith.minimumf, "pow": math.powf,
 }
 _INT_BINARY = {
-    "add": arith.addi, "sub": arith.subi, "mul": arith.muli, "div": arith.divsi,
+    "add": arith.addi, "sub": arith.subi, "mul": arith.muli,
     "maximum": arith.maxsi, "minimum": arith.minsi, "pow": math.ipowi,
 }
 _FLOAT_CMP = {"eq": "OEQ", "ne": "UNE", "lt": "OLT", "le": "OLE", "gt": "OGT", "ge": "OGE"}
@@ -70,14 +90,72 @@ def _unary_scalar(name, x, approximate="none"):
     raise AssertionError(name)
 
 
+def _cmpi(pred, a, b):
+    return arith.cmpi(getattr(arith.CmpIPredicate, pred), a, b)
+
+
+def _cmpf(pred, a, b):
+    return arith.cmpf(getattr(arith.CmpFPredicate, pred), a, b)
+
+
+def _int_floor_div_mod(name, a, b):
+    """numpy's integer ``a // b`` or ``a % b``, with no division that can trap."""
+    t = a.type
+    zero, one = scalar(t, 0), scalar(t, 1)
+    by_zero = _cmpi("eq", b, zero)
+    by_minus_one = _cmpi("eq", b, scalar(t, -1))
+    unsafe = arith.ori(by_zero, by_minus_one)
+    safe = arith.select(unsafe, one, b)  # never 0 or -1: divsi/remsi cannot trap
+    q, r = arith.divsi(a, safe), arith.remsi(a, safe)  # rounded toward zero
+    # Round toward -inf: a nonzero remainder whose sign differs from the divisor's.
+    adjust = arith.andi(_cmpi("ne", r, zero),
+                        arith.xori(_cmpi("slt", r, zero), _cmpi("slt", safe, zero)))
+    if name == "floor_div":
+        q = arith.select(adjust, arith.subi(q, one), q)
+        negated = arith.subi(zero, a)  # a // -1 == -a, wrapping: INT_MIN // -1 == INT_MIN
+        return arith.select(by_zero, zero, arith.select(by_minus_one, negated, q))
+    r = arith.select(adjust, arith.addi(r, safe), r)
+    return arith.select(unsafe, zero, r)  # a % 0 == 0, a % -1 == 0
+
+
+def _float_floor_div_mod(name, a, b):
+    """numpy's float ``a // b`` or ``a % b`` (npy_divmod, npy_floor_divide, npy_remainder)."""
+    t = a.type
+    zero, one = scalar(t, 0.0), scalar(t, 1.0)
+    by_zero = _cmpf("OEQ", b, zero)  # numpy's `!b`: +0 and -0, not NaN
+    mod = arith.remf(a, b)  # C fmod: exact
+    mod_nonzero = _cmpf("UNE", mod, zero)  # C's `if (mod)`: NaN counts as nonzero
+    adjust = arith.andi(mod_nonzero, arith.xori(_cmpf("OLT", b, zero), _cmpf("OLT", mod, zero)))
+    if name == "mod":
+        fixed = arith.select(adjust, arith.addf(mod, b),
+                             arith.select(mod_nonzero, mod, math.copysign(zero, b)))
+        return arith.select(by_zero, mod, fixed)  # a % 0 is fmod(a, 0): NaN
+    div = arith.divf(arith.subf(a, mod), b)  # very nearly an integer
+    div = arith.select(adjust, arith.subf(div, one), div)
+    floor = math.floor(div)
+    snap_up = _cmpf("OGT", arith.subf(div, floor), scalar(t, 0.5))
+    floor = arith.select(snap_up, arith.addf(floor, one), floor)
+    quotient = arith.divf(a, b)
+    floor = arith.select(_cmpf("UNE", div, zero), floor, math.copysign(zero, quotient))
+    return arith.select(by_zero, quotient, floor)  # a // 0 is a / 0: +-inf or NaN
+
+
 def lower_binary(op, name):
     result_type = rtype(op.result)
     elem = result_type.element_type
     ct = compute_type(elem)
+    if name == "div" and not is_float(elem):  # the verifier rejects these first
+        raise LoweringError("integer div is not supported (it could trap): use floor_div, "
+                            "or cast to a float type")
 
     def body(a, b):
         if is_float(elem):
-            return convert(_FLOAT_BINARY[name](convert(a, ct), convert(b, ct)), elem)
+            a, b = convert(a, ct), convert(b, ct)
+            if name in ("floor_div", "mod"):
+                return convert(_float_floor_div_mod(name, a, b), elem)
+            return convert(_FLOAT_BINARY[name](a, b), elem)
+        if name in ("floor_div", "mod"):
+            return _int_floor_div_mod(name, a, b)
         return _INT_BINARY[name](a, b)
 
     return map_elementwise(list(op.operands), result_type, body)
@@ -138,8 +216,14 @@ def lower_select(op):
 
 
 def lower_cast(op):
+    """A conversion; a bool input (i1, or its i8 storage) becomes 1 or 0 of the result type."""
     result_type = rtype(op.result)
     elem = result_type.element_type
+    source = rtype(op.operands[0]).element_type
+    if isinstance(source, ir.IntegerType) and source.width in (1, BOOL_STORAGE):
+        return map_elementwise([op.operands[0]], result_type,
+                               lambda a: arith.select(as_bit(a), scalar(elem, 1),
+                                                      scalar(elem, 0)))
     return map_elementwise([op.operands[0]], result_type, lambda a: convert(a, elem))
 
 
