@@ -18,7 +18,8 @@ import importlib
 __version__ = "0.1.0"
 
 _OPS = [
-    "add", "sub", "mul", "div", "maximum", "minimum", "pow", "neg", "abs", "exp", "log",
+    "add", "sub", "mul", "div", "floor_divide", "remainder", "mod", "maximum", "minimum", "pow",
+    "neg", "abs", "exp", "log",
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
@@ -31,6 +32,7 @@ _LAZY = {
     "Module": "strata.frontend.module",
     "Function": "strata.frontend.module",
     "trace": "strata.frontend.module",
+    "CapturedArrayWarning": "strata.frontend.captures",
     "StrataError": "strata.errors",
     "StrataMemoryError": "strata.errors",
     "compile": "strata.runtime.api",

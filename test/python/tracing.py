@@ -49,12 +49,12 @@ def arithmetic_operators():
 # CHECK-NEXT: %[[C3:.+]] = "strata.constant"() {value = dense<3> : tensor<i32>} : () -> tensor<i32>
 # CHECK-NEXT: %[[D:.+]] = "strata.add"(%[[I]], %[[C3]]) : (tensor<3xi32>, tensor<i32>) -> tensor<3xi32>
 # CHECK-NEXT: %[[C4:.+]] = "strata.constant"() {value = dense<4> : tensor<i32>} : () -> tensor<i32>
-# CHECK-NEXT: %[[E:.+]] = "strata.div"(%[[C4]], %[[D]]) : (tensor<i32>, tensor<3xi32>) -> tensor<3xi32>
+# CHECK-NEXT: %[[E:.+]] = "strata.floor_div"(%[[C4]], %[[D]]) : (tensor<i32>, tensor<3xi32>) -> tensor<3xi32>
 # CHECK-NEXT: return %[[C]], %[[E]] : tensor<3xf32>, tensor<3xi32>
 @run
 def scalar_promotion():
     def fn(x, i):
-        return (1 - 2 * x) ** 0.5, 4 / (i + 3)
+        return (1 - 2 * x) ** 0.5, 4 // (i + 3)
 
     print(strata.trace(fn, f32(3), np.ones(3, np.int32)))
 
@@ -148,6 +148,48 @@ def comparisons_and_where():
         return ge, strata.where(lt, x, y)
 
     print(strata.trace(fn, f32(4), f32(4)))
+
+
+# == and != build comparisons like < does; where takes two scalars (f32 for floats);
+# a bool mask casts to numbers.
+# CHECK-LABEL: TEST: equality_and_masks
+# CHECK: %[[EQ:.+]] = "strata.compare"(%arg0, %arg1) {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+# CHECK-NEXT: %[[C1:.+]] = "strata.constant"() {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>
+# CHECK-NEXT: %[[NE:.+]] = "strata.compare"(%arg0, %[[C1]]) {predicate = "ne"} : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+# CHECK-NEXT: %[[ONE:.+]] = "strata.constant"() {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>
+# CHECK-NEXT: %[[ZERO:.+]] = "strata.constant"() {value = dense<0.000000e+00> : tensor<f32>} : () -> tensor<f32>
+# CHECK-NEXT: %[[W:.+]] = "strata.select"(%[[EQ]], %[[ONE]], %[[ZERO]]) : (tensor<4xi1>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+# CHECK-NEXT: %[[F:.+]] = "strata.cast"(%[[NE]]) : (tensor<4xi1>) -> tensor<4xf16>
+# CHECK-NEXT: return %[[W]], %[[F]]
+@run
+def equality_and_masks():
+    def fn(x, y):
+        eq, ne = x == y, x != 1.0
+        return strata.where(eq, 1.0, 0.0), ne.astype("f16")
+
+    print(strata.trace(fn, f32(4), f32(4)))
+
+
+# numpy's division operators: / on integers is true division in f32 (a cast, then
+# strata.div); // and % are strata.floor_div and strata.mod, on either side.
+# CHECK-LABEL: TEST: division_operators
+# CHECK: func.func @fn(%[[I:[a-z0-9]+]]: tensor<2x3xi32>, %[[J:[a-z0-9]+]]: tensor<3xi32>)
+# CHECK-NEXT: %[[FI:.+]] = "strata.cast"(%[[I]]) : (tensor<2x3xi32>) -> tensor<2x3xf32>
+# CHECK-NEXT: %[[FJ:.+]] = "strata.cast"(%[[J]]) : (tensor<3xi32>) -> tensor<3xf32>
+# CHECK-NEXT: %[[D:.+]] = "strata.div"(%[[FI]], %[[FJ]]) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+# CHECK-NEXT: %[[Q:.+]] = "strata.floor_div"(%[[I]], %[[J]]) : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+# CHECK-NEXT: %[[C7:.+]] = "strata.constant"() {value = dense<7> : tensor<i32>} : () -> tensor<i32>
+# CHECK-NEXT: %[[R:.+]] = "strata.mod"(%[[C7]], %[[J]]) : (tensor<i32>, tensor<3xi32>) -> tensor<3xi32>
+# CHECK-NEXT: %[[H:.+]] = "strata.constant"() {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+# CHECK-NEXT: %[[FJ2:.+]] = "strata.cast"(%[[J]]) : (tensor<3xi32>) -> tensor<3xf32>
+# CHECK-NEXT: %[[D2:.+]] = "strata.div"(%[[FJ2]], %[[H]]) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+# CHECK-NEXT: return %[[D]], %[[Q]], %[[R]], %[[D2]]
+@run
+def division_operators():
+    def fn(i, j):
+        return i / j, i // j, 7 % j, j / 0.5
+
+    print(strata.trace(fn, np.ones((2, 3), np.int32), np.ones(3, np.int32)))
 
 
 # The traced function's name, also for lambdas (main) and an explicit name=.

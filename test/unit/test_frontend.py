@@ -247,7 +247,7 @@ def test_constant_needs_a_function():
                                          ("i32", 3.0), ("i32", -7), ("i32", np.int16(4))])
 def test_scalars_take_the_tensor_dtype(dtype, value):
     spec = strata.TensorSpec((2,), dtype)
-    m = strata.trace(lambda x: (x + value, value * x, x / value), spec)
+    m = strata.trace(lambda x: (x + value, value * x, x // value), spec)  # / of i32 is f32
     assert returned(m) == [((2,), dtype)] * 3
     consts = [op for n, op in strata_ops(m) if n == "strata.constant"]
     assert consts and all(shape_of(c.results[0].type) == ((), dtype) for c in consts)

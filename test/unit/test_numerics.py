@@ -112,17 +112,21 @@ def test_binary_i32(shapes):
     b = rng.integers(1, 50, size=shapes[1]).astype(np.int32)
     b = np.where(rng.random(shapes[1]) < 0.5, -b, b).astype(np.int32)
     x, y = a.astype(np.int64), b.astype(np.int64)
-    trunc = np.trunc(x / y)  # toward zero, unlike numpy's //
-    check(binary_ops(a, b), [("add", x + y), ("sub", x - y), ("mul", x * y), ("div", trunc),
-                             ("maximum", np.maximum(x, y)), ("minimum", np.minimum(x, y))],
+    out = binary_ops(a, b)
+    check(out[:3] + out[4:], [("add", x + y), ("sub", x - y), ("mul", x * y),
+                              ("maximum", np.maximum(x, y)), ("minimum", np.minimum(x, y))],
           "i32")
+    # numpy's / on integers is true division (f32 in strata); see test_int_division.py
+    assert out[3].dtype == np.float32
+    assert_close(out[3], x / y, "f32", ops=2, what="div")
 
 
-def test_div_i32_truncates_toward_zero():
+def test_div_i32_is_true_division():
     a = np.array([7, -7, 7, -7, 0, 1, -1, 2**31 - 1, -2**31 + 1], np.int32)
     b = np.array([2, 2, -2, -2, 5, 3, 3, 2, 2], np.int32)
     out = binary_ops(a, b)[3]
-    np.testing.assert_array_equal(out, [3, -3, -3, 3, 0, 0, 0, 2**30 - 1, -2**30 + 1])
+    assert out.dtype == np.float32
+    assert_close(out, a.astype(np.float64) / b, "f32", ops=2)
 
 
 @strata.jit

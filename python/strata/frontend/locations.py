@@ -7,7 +7,7 @@ import sys
 
 from mlir import ir
 
-__all__ = ["user_frame", "user_location", "location_text"]
+__all__ = ["user_frame", "user_location", "location_text", "position"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,7 +24,7 @@ def user_frame():
     return frame
 
 
-def _position(frame):
+def position(frame):
     """``(file, line, col)`` of the instruction ``frame`` is executing (col is 1-based)."""
     line, col = frame.f_lineno, 1
     positions = list(frame.f_code.co_positions())
@@ -42,7 +42,7 @@ def location_text() -> str:
     frame = user_frame()
     if frame is None:
         return "<unknown>"
-    filename, line, col = _position(frame)
+    filename, line, col = position(frame)
     return f"{filename}:{line}:{col}"
 
 
@@ -51,5 +51,5 @@ def user_location() -> ir.Location:
     frame = user_frame()
     if frame is None:
         return ir.Location.unknown()
-    filename, line, col = _position(frame)
+    filename, line, col = position(frame)
     return ir.Location.file(filename, line, col)

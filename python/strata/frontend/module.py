@@ -153,6 +153,14 @@ def trace(fn, *examples, name: str | None = None, module: Module | None = None) 
 
     Each example is a numpy array, a Python scalar (a rank-0 f32 or i32 tensor) or a
     TensorSpec (which may have dynamic dims). ``fn`` returns a Tensor or a tuple of them.
+
+    Numpy arrays that ``fn`` uses without receiving them as arguments (closures,
+    globals) become constants holding their values at trace time, as in JAX: later
+    writes to them are not seen. A writable one warns once with
+    :class:`strata.CapturedArrayWarning`; pass it as an argument, or make it
+    read-only (``w.setflags(write=False)``), see ``strata.frontend.captures``.
+    Python code that needs a tensor's value (``if``, ``float()``, ``np.asarray``)
+    raises :class:`strata.StrataError`: only strata ops are captured.
     """
     params = list(inspect.signature(fn).parameters)
     names = [params[i] if i < len(params) else f"arg{i}" for i in range(len(examples))]

@@ -17,11 +17,13 @@ from mlir import ir
 from ..dialect import shapes as S
 from ..dialect.types import dtype_of_numpy, numpy_dtype, tensor_type
 from ..errors import StrataError
+from .captures import warn_if_writable
 from .locations import location_text, user_location
 from .tensor import Tensor
 
 __all__ = [
-    "add", "sub", "mul", "div", "maximum", "minimum", "pow", "neg", "abs", "exp", "log",
+    "add", "sub", "mul", "div", "floor_divide", "remainder", "mod", "maximum", "minimum", "pow",
+    "neg", "abs", "exp", "log",
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
@@ -90,9 +92,12 @@ def _splat(scope, value, dtype: str) -> Tensor:
 _SCALARS = (int, float, np.integer, np.floating, bool)
 
 
-def _as_tensors(*values):
-    scope = _scope_of(values)
-    dtype = next(v.dtype for v in values if isinstance(v, Tensor))
+def _as_tensors(*values, scope=None, dtype=None):
+    """Tensors for ``values``: Python/numpy scalars become rank-0 constants of ``dtype``
+    (default: the first tensor's), numpy arrays constants of their own dtype."""
+    scope = scope or _scope_of(values)
+    if dtype is None:
+        dtype = next(v.dtype for v in values if isinstance(v, Tensor))
     out = []
     for v in values:
         if isinstance(v, Tensor):
@@ -100,10 +105,33 @@ def _as_tensors(*values):
         elif isinstance(v, _SCALARS):
             out.append(_splat(scope, v, dtype))
         elif isinstance(v, np.ndarray):
-            out.append(_constant_in(scope, v, None))  # f64 -> f32, i64 -> i32, as constant()
+            out.append(_captured(scope, v))
         else:
             raise S.ShapeError(f"cannot use a {type(v).__name__} as a tensor operand")
     return scope, out
+
+
+def _captured(scope, array: np.ndarray) -> Tensor:
+    """A numpy operand as a constant (f64 -> f32, i64 -> i32, as constant()): its values
+    are frozen into the trace, with a warning if the array is writable."""
+    warn_if_writable(array)
+    return _constant_in(scope, array, None)
+
+
+def _scalar_dtype(values) -> str:
+    """The dtype of scalars used with no tensor beside them: numpy's, with float64 -> f32
+    and int64 -> i32; else f32 if any is a Python float, i32 if all are ints."""
+    dtypes = set()
+    for v in values:
+        if isinstance(v, np.generic):
+            dtype = dtype_of_numpy(v.dtype)
+            dtypes.add({"f64": "f32", "i64": "i32"}.get(dtype, dtype))
+        else:
+            dtypes.add("f32" if isinstance(v, (float, np.floating)) else "i32")
+    floats = dtypes & set(S.FLOAT_DTYPES)
+    if len(floats) == 1:
+        return floats.pop()
+    return "f32" if floats else "i32"
 
 
 def _binary(name, lhs, rhs):
@@ -132,8 +160,39 @@ def mul(lhs, rhs):
 
 @_user_errors
 def div(lhs, rhs):
-    """``lhs / rhs`` with numpy broadcasting."""
-    return _binary("div", lhs, rhs)
+    """``lhs / rhs``: numpy's true division, with numpy broadcasting.
+
+    Integer (and bool) operands are converted to f32 first and the result is f32
+    (numpy's is float64; strata has no f64): ``x / 0`` is +-inf or NaN, never a trap.
+    """
+    if builtins.any(isinstance(v, Tensor) and v.dtype in S.FLOAT_DTYPES for v in (lhs, rhs)):
+        return _binary("div", lhs, rhs)
+    scope, operands = _as_tensors(lhs, rhs, dtype="f32")
+    a, b = (t if t.dtype in S.FLOAT_DTYPES else _cast(scope, t, "f32") for t in operands)
+    shape, dtype = S.elementwise("div", a.shape, b.shape, a.dtype, b.dtype)
+    return _emit(scope, "div", [a, b], shape, dtype)
+
+
+@_user_errors
+def floor_divide(lhs, rhs):
+    """numpy's ``floor_divide`` (``lhs // rhs``): the quotient rounded toward -inf.
+
+    Never traps: integer ``x // 0`` is 0 and ``INT_MIN // -1`` wraps to ``INT_MIN``;
+    float results match numpy bit for bit (``x // 0.0`` is +-inf or NaN).
+    """
+    return _binary("floor_div", lhs, rhs)
+
+
+@_user_errors
+def remainder(lhs, rhs):
+    """numpy's ``remainder``/``mod`` (``lhs % rhs``): the sign of ``rhs``, as Python's ``%``.
+
+    Never traps: integer ``x % 0`` and ``INT_MIN % -1`` are 0; float ``x % 0.0`` is NaN.
+    """
+    return _binary("mod", lhs, rhs)
+
+
+mod = remainder
 
 
 @_user_errors
@@ -219,13 +278,24 @@ greater_equal = _make_compare("greater_equal", "ge")
 
 @_user_errors
 def where(condition, true_value, false_value):
-    """numpy's ``where``: ``condition`` is an i1 tensor (a comparison's result)."""
+    """numpy's ``where``: ``condition`` is an i1 tensor (a comparison's result).
+
+    With a tensor among the values, scalars take its dtype. With two scalars the
+    result is f32 if either is a float (numpy would give float64), i32 if both are
+    ints, or the numpy scalars' own dtype (``np.float16(1)``).
+    """
     if not isinstance(condition, Tensor):
         raise S.ShapeError("where: condition must be a tensor (the result of a comparison)")
     scope = _scope_of([condition, true_value, false_value])
-    if not builtins.any(isinstance(v, Tensor) for v in (true_value, false_value)):
-        raise S.ShapeError("where: at least one of the values must be a tensor")
-    _, (t, f) = _as_tensors(true_value, false_value)
+    values = [_captured(scope, v) if isinstance(v, np.ndarray) else v
+              for v in (true_value, false_value)]
+    dtype = None
+    if not builtins.any(isinstance(v, Tensor) for v in values):
+        for v in values:
+            if not isinstance(v, _SCALARS):
+                raise S.ShapeError(f"cannot use a {type(v).__name__} as a tensor operand")
+        dtype = _scalar_dtype(values)
+    _, (t, f) = _as_tensors(*values, scope=scope, dtype=dtype)
     shape, dtype = S.select(condition.shape, t.shape, f.shape, condition.dtype, t.dtype, f.dtype)
     return _emit(scope, "select", [condition, t, f], shape, dtype)
 
@@ -548,9 +618,13 @@ def constant(value, dtype: str | None = None, *, like: Tensor | None = None) -> 
     return _constant_in(scope, value, dtype)
 
 
-@_user_errors
-def cast(x, dtype: str):
-    """Convert elements to ``dtype`` (f32, f16, bf16 or i32)."""
-    scope, (x,) = _as_tensors(x)
+def _cast(scope, x, dtype):
     shape, out = S.cast(x.shape, x.dtype, dtype)
     return _emit(scope, "cast", [x], shape, out)
+
+
+@_user_errors
+def cast(x, dtype: str):
+    """Convert elements to ``dtype`` (f32, f16, bf16 or i32); a bool mask becomes 1 / 0."""
+    scope, (x,) = _as_tensors(x)
+    return _cast(scope, x, dtype)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 
 from ..dialect.types import shape_of
@@ -27,15 +28,39 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
 
+def _no_value(what: str, instead: str):
+    """A StrataError at the user's line: a traced tensor has no value to convert."""
+    from ..errors import StrataError
+    from .locations import location_text
+
+    return StrataError(f"{what} needs the value of a traced tensor, which is not known while "
+                       "tracing: data-dependent Python is not captured. " + instead,
+                       location=location_text())
+
+
+_KEEP_TRACED = ("Keep the computation in strata ops (strata.where for choices, .astype for "
+                "conversions), or compute this outside the traced function on its result.")
+
+
 class Tensor:
     """A value being built into a strata function.
 
-    Supports ``+ - * / @ **``, unary ``-``, comparisons (``< <= > >=``), ``.T``,
-    ``.reshape``, ``.transpose``, ``.sum/.max/.mean``, ``.astype`` and numpy-style
-    basic indexing (ints, slices with positive steps, ``None``, ``...``).
+    Supports ``+ - * / // % @ **`` and ``divmod``, unary ``-``, elementwise
+    comparisons (``== != < <= > >=``, each a bool tensor), ``.T``, ``.reshape``,
+    ``.transpose``, ``.sum/.max/.mean``, ``.astype``, numpy-style basic indexing
+    (ints, slices with positive steps, ``None``, ``...``), ``len()`` and iteration
+    over the first axis (static size). Operators take numpy arrays and scalars on
+    either side (``w * x`` defers to Tensor: ``__array_ufunc__ = None``).
+
+    A tensor has no value while it is traced: ``bool()``, ``float()``, ``int()``,
+    ``complex()``, ``operator.index()``, ``np.asarray()``, ``.item()`` and
+    ``.tolist()`` raise :class:`strata.StrataError` at the user's line.
+    Tensors hash by identity (``==`` builds a comparison, it does not compare
+    proxies): use ``is`` to ask whether two proxies are the same value.
     """
 
-    __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
+    __array_ufunc__ = None  # numpy arrays and scalars defer to Tensor's reflected operators
+    __array_priority__ = 1000
 
     def __init__(self, value: ir.Value, scope):
         self.value = value
@@ -53,12 +78,58 @@ class Tensor:
     def __repr__(self) -> str:
         return f"Tensor({self.value.type})"
 
+    # Python conversions need a value, which a traced tensor does not have.
     def __bool__(self):
         from ..errors import StrataError
         from .locations import location_text
 
         raise StrataError("a traced tensor has no truth value: use strata.where for "
                           "data-dependent choices", location=location_text())
+
+    def __float__(self):
+        raise _no_value("float()", _KEEP_TRACED)
+
+    def __int__(self):
+        raise _no_value("int()", _KEEP_TRACED)
+
+    def __complex__(self):
+        raise _no_value("complex()", _KEEP_TRACED)
+
+    def __index__(self):
+        raise _no_value("using a tensor as an index or size (operator.index)",
+                        "Indices and sizes must be Python ints known while tracing.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise _no_value("np.asarray()/np.array()",
+                        "Use strata ops inside the traced function; its result is a numpy "
+                        "array.")
+
+    def item(self, *args):
+        raise _no_value(".item()", _KEEP_TRACED)
+
+    def tolist(self):
+        raise _no_value(".tolist()", _KEEP_TRACED)
+
+    def __len__(self) -> int:
+        """The size of the first axis, as numpy's ``len`` (it must be static)."""
+        return self._static_len("len()")
+
+    def __iter__(self):
+        """The rows along the first axis, as numpy iterates (its size must be static)."""
+        n = self._static_len("iterating over a tensor")
+        return (self[i] for i in range(n))
+
+    def _static_len(self, what: str) -> int:
+        from ..errors import StrataError
+        from .locations import location_text
+
+        if not self.shape:
+            raise StrataError(f"{what}: a rank-0 tensor has no first axis",
+                              location=location_text())
+        if self.shape[0] is None:
+            raise StrataError(f"{what}: the first axis of {self.value.type} is dynamic (its "
+                              "size is known only at run time)", location=location_text())
+        return self.shape[0]
 
     # Arithmetic, with Python scalars promoted to the tensor's dtype.
     def __add__(self, o):
@@ -84,6 +155,24 @@ class Tensor:
 
     def __rtruediv__(self, o):
         return _ops().div(o, self)
+
+    def __floordiv__(self, o):
+        return _ops().floor_divide(self, o)
+
+    def __rfloordiv__(self, o):
+        return _ops().floor_divide(o, self)
+
+    def __mod__(self, o):
+        return _ops().remainder(self, o)
+
+    def __rmod__(self, o):
+        return _ops().remainder(o, self)
+
+    def __divmod__(self, o):
+        return _ops().floor_divide(self, o), _ops().remainder(self, o)
+
+    def __rdivmod__(self, o):
+        return _ops().floor_divide(o, self), _ops().remainder(o, self)
 
     def __pow__(self, o):
         return _ops().pow(self, o)
@@ -115,7 +204,17 @@ class Tensor:
     def __ge__(self, o):
         return _ops().greater_equal(self, o)
 
-    __hash__ = object.__hash__
+    def __eq__(self, o):
+        if not isinstance(o, _OPERANDS):
+            return NotImplemented  # Python then compares identities: t == None is False
+        return _ops().equal(self, o)
+
+    def __ne__(self, o):
+        if not isinstance(o, _OPERANDS):
+            return NotImplemented
+        return _ops().not_equal(self, o)
+
+    __hash__ = object.__hash__  # by identity, as the proxies it keys are distinct values
 
     @property
     def T(self):  # noqa: N802 - numpy's name
@@ -151,3 +250,7 @@ def _ops():
     from . import ops
 
     return ops
+
+
+# What the comparison operators take: anything else compares by identity.
+_OPERANDS = (Tensor, int, float, np.generic, np.ndarray)
