@@ -20,6 +20,7 @@ PASSES = {
     "strata-lower-vectors": "strata.passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",
     "strata-unique-results": "strata.passes.unique_results:UniqueResultsPass",
+    "strata-workspace": "strata.passes.workspace:WorkspacePass",
     "strata-lower-to-llvm": "strata.passes.lower_to_llvm:LowerToLLVMPass",
     "strata-check-level": "strata.passes.check_level:CheckLevelPass",
     "strata-cpu": "strata.pipelines.cpu:CpuPipeline",

@@ -26,7 +26,10 @@ from mlir import ir
 
 from ..errors import Diagnostic, StrataMemoryError, format_location
 
-__all__ = ["scan_allocs", "check_allocs", "memory_limit"]
+__all__ = ["scan_allocs", "check_allocs", "memory_limit", "workspace_bytes", "workspace_alloc",
+           "WORKSPACE_ALIGNMENT"]
+
+WORKSPACE_ALIGNMENT = 64  # what strata-workspace's offsets assume of the buffer
 
 _BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "i64": 64, "i32": 32, "i8": 8, "i1": 8,
          "index": 64}
@@ -53,6 +56,21 @@ def scan_allocs(module: ir.Module) -> list[list]:
 
     visit(module.operation)
     return sorted(found, key=lambda a: -a[0])
+
+
+def workspace_bytes(module: ir.Module, fname: str) -> int:
+    """The workspace function ``fname`` takes (strata-workspace), in bytes; 0 if none."""
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == fname \
+                and "strata.workspace" in op.attributes:
+            return ir.IntegerAttr(op.attributes["strata.workspace"]).value
+    return 0
+
+
+def workspace_alloc(fname: str, size: int) -> list:
+    """The workspace as one more buffer for :func:`check_allocs`."""
+    return [[size, f"<{fname}>", f"workspace memref<{size}xi8>"]] if size else []
 
 
 def _meminfo(field: str) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -32,7 +33,7 @@ from ..frontend.module import Module, spec_of, trace
 from ..parsing import parse_module
 from ..pipelines.levels import level_index, level_steps
 from ..pipelines.runner import run_pipeline
-from .allocs import check_allocs, scan_allocs
+from .allocs import WORKSPACE_ALIGNMENT, check_allocs, scan_allocs, workspace_alloc, workspace_bytes
 from .cache_admin import explain_miss
 from .engine import address, uses_async_runtime
 from .log import logger
@@ -122,18 +123,32 @@ class CompiledFunction:
     buffers (runtime/allocs.py). Reentrant: the kernel keeps per-thread state.
     """
 
-    def __init__(self, name, arg_specs, result_specs, kernel, allocs=()):
+    def __init__(self, name, arg_specs, result_specs, kernel, allocs=(), workspace=0):
         self.name = name
         self.arg_specs = arg_specs
         self.result_specs = result_specs
         self.kernel = kernel
         self.allocs = list(allocs)
+        self.workspace = workspace  # bytes of intermediates (strata-workspace)
         self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
+        self._local = threading.local()
+
+    def _workspace(self) -> int:
+        """This thread's workspace (allocated on its first call, kept): its aligned address."""
+        ws = getattr(self._local, "ws", None)
+        if ws is None:
+            buffer = np.empty(self.workspace + WORKSPACE_ALIGNMENT, np.uint8)
+            base = address(buffer)
+            ws = self._local.ws = (buffer, base + (-base) % WORKSPACE_ALIGNMENT)
+        return ws[1]
 
     def run(self, arrays):
         """Runs on C-contiguous, aligned, native-order ``arrays`` of the compiled signature."""
         outs = [np.empty(s, d) for s, d in self._outs]
-        self.kernel.call_pointers([address(a) for a in arrays] + [address(o) for o in outs])
+        pointers = [address(a) for a in arrays] + [address(o) for o in outs]
+        if self.workspace:
+            pointers.append(self._workspace())
+        self.kernel.call_pointers(pointers)
         return outs
 
 
@@ -303,7 +318,8 @@ class Program(ProgramBase):
                 except (OSError, KeyError, TypeError, ValueError, StrataError) as e:
                     cache.discard(key, f"cannot load it: {e}")  # rebuilt below
                 else:
-                    check_allocs(fname, compiled.allocs)
+                    check_allocs(fname, compiled.allocs +
+                                 workspace_alloc(fname, compiled.workspace))
                     self.stats.cache_hits += 1
                     logger("cache").info("hit %s for %s%s", key, fname, _signature(arg_specs))
                     return compiled, meta["remarks"], meta["ir_sizes"]
@@ -315,23 +331,30 @@ class Program(ProgramBase):
             logger("cache").info("miss for %s%s: %s", fname, _signature(arg_specs), why)
         sizes = {}
         allocs = []
+        workspace = []
+
+        def buffers(m):
+            allocs.extend(scan_allocs(m))
+            workspace.append(workspace_bytes(m, fname))
+
         remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
                         record_sizes=sizes, threads=self.threads,
-                        fuse_options=fuse_options,
-                        before={"llvm": lambda m: allocs.extend(scan_allocs(m))})
-        check_allocs(fname, allocs)
+                        fuse_options=fuse_options, before={"llvm": buffers})
+        check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
         if use_cache:
             meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
                     "results": [[list(s), d] for s, d in result_specs], "allocs": allocs,
                     "threaded": uses_async_runtime(module), "key": parts,
+                    "workspace": workspace[0],
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
             lib_path = cache.store(key, lambda path: aot.build_shared_library(
                 module, path, opt_level=self.opt_level), meta)
             if lib_path is not None:
                 return self._from_library(lib_path, fname, arg_specs, meta), remarks, sizes
         engine = Engine(module, opt_level=self.opt_level)
-        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs])
-        compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, allocs)
+        kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
+                               ([(workspace[0],)] if workspace[0] else []))
+        compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, allocs, workspace[0])
         return compiled, remarks, sizes
 
     def _from_library(self, lib_path, fname, arg_specs, meta):
@@ -339,8 +362,11 @@ class Program(ProgramBase):
 
         result_specs = [(tuple(s), d) for s, d in meta["results"]]
         lib = SharedLibrary(lib_path, threaded=meta["threaded"])
-        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs])
-        return CompiledFunction(fname, arg_specs, result_specs, kernel, meta["allocs"])
+        workspace = int(meta["workspace"])
+        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
+                            ([(workspace,)] if workspace else []))
+        return CompiledFunction(fname, arg_specs, result_specs, kernel, meta["allocs"],
+                                workspace)
 
 
 def specialized(source: ir.Module, fname: str, arg_specs):
