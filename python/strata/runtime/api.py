@@ -497,6 +497,10 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
         threads: int | None = None, max_variants: int | None = None):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
+    numpy arrays the function captures (closures, globals) are constants read at
+    trace time: changing one later does not change the compiled code. A writable
+    one warns once (``strata.CapturedArrayWarning``); pass it as an argument instead.
+
     ``threads``: how many threads large ops may use (default: default_threads()).
     ``max_variants``: how many compiled signatures to keep; past it the least recently
     used is freed (default ``STRATA_MAX_VARIANTS``, else 32).

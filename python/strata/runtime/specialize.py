@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..dialect.shapes import ShapeError
 from ..dialect.types import shape_of, tensor_type
 from ..dialect.verifier import OpAttrs, _Operand, infer
+from ..errors import StrataError, format_location
 
 __all__ = ["specialize_function"]
 
@@ -29,6 +31,8 @@ def specialize_function(module: ir.Operation, name: str, specs) -> None:
     fn = _function(module, name)
     block = fn.regions[0].blocks[0]
     with module.context, ir.Location.unknown():
+        # called through its C interface (hand-written IR may not ask for one)
+        fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         for arg, (shape, dtype) in zip(block.arguments, specs, strict=True):
             arg.set_type(tensor_type(shape, dtype))
         for op in block.operations:
@@ -43,7 +47,11 @@ def specialize_function(module: ir.Operation, name: str, specs) -> None:
                     if None in shape:
                         shape, dtype = _resolve_target(kind, operands[0], declared)
                 else:
-                    shape, dtype = infer(kind, operands, OpAttrs(op), op.results[0].type)
+                    try:
+                        shape, dtype = infer(kind, operands, OpAttrs(op), op.results[0].type)
+                    except ShapeError as e:  # hand-written IR breaking a rule
+                        raise StrataError(f"{kind}: {e}",
+                                          location=format_location(op.location)) from None
                 op.results[0].set_type(tensor_type(shape, dtype))
             elif op.name == "func.return":
                 results = [v.type for v in op.operands]
