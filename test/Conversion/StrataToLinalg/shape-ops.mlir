@@ -221,6 +221,22 @@ func.func @slice(%x: tensor<8x10xf32>) -> tensor<3x5xf32> {
 
 // -----
 
+// An empty slice (numpy's x[2:] of a size-2 dim, found by test_program_fuzz.py) is an
+// empty tensor: its start may equal the dim's size, which tensor.extract_slice rejects.
+// CHECK-LABEL: func.func @slice_empty
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>, %[[Y:.+]]: tensor<0xf32>)
+// CHECK-NOT: extract_slice
+// CHECK: %[[A:.+]] = tensor.empty() : tensor<0x3xf32>
+// CHECK: %[[B:.+]] = tensor.empty() : tensor<0xf32>
+// CHECK: return %[[A]], %[[B]]
+func.func @slice_empty(%x: tensor<2x3xf32>, %y: tensor<0xf32>) -> (tensor<0x3xf32>, tensor<0xf32>) {
+  %0 = "strata.slice"(%x) {starts = array<i64: 2, 0>, limits = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<0x3xf32>
+  %1 = "strata.slice"(%y) {starts = array<i64: 0>, limits = array<i64: 0>, steps = array<i64: 1>} : (tensor<0xf32>) -> tensor<0xf32>
+  return %0, %1 : tensor<0x3xf32>, tensor<0xf32>
+}
+
+// -----
+
 // constant: arith.constant with the same dense value.
 // CHECK-LABEL: func.func @constant
 // CHECK-NOT: strata.

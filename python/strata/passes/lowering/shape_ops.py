@@ -179,6 +179,10 @@ def lower_slice(op):
     steps = list(ir.DenseI64ArrayAttr(op.attributes["steps"]))
     result = rtype(op.result)
     sizes = list(result.shape)
+    if 0 in sizes:
+        # An empty slice (numpy's x[n:] of a size-n dim) has no element to read; its start
+        # may be the dim's size, which tensor.extract_slice rejects as out of bounds.
+        return empty(sizes, result.element_type)
     return tensor.extract_slice(result, x, [], [], [], starts, sizes, steps)
 
 
