@@ -50,7 +50,7 @@ def specialize_function(module: ir.Operation, name: str, specs) -> None:
                     try:
                         shape, dtype = infer(kind, operands, OpAttrs(op), op.results[0].type)
                     except ShapeError as e:  # hand-written IR breaking a rule
-                        raise StrataError(f"{kind}: {e}",
+                        raise StrataError(str(e),
                                           location=format_location(op.location)) from None
                 op.results[0].set_type(tensor_type(shape, dtype))
             elif op.name == "func.return":
