@@ -208,6 +208,24 @@ func.func @concat_dynamic(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x
 
 // -----
 
+// Empty inputs of a concat are not inserted (the last one's offset would be the
+// result's size, which tensor.insert_slice rejects), and a concat with an empty
+// result is just that empty tensor (found by test_program_fuzz.py).
+// CHECK-LABEL: func.func @concat_empty
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[Z:.+]]: tensor<0x3xf32>, %[[Y:.+]]: tensor<0x2xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT: %[[S:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x3xf32>
+// CHECK-NOT: insert_slice
+// CHECK: %[[E2:.+]] = tensor.empty() : tensor<0x5xf32>
+// CHECK-NEXT: return %[[S]], %[[E2]]
+func.func @concat_empty(%a: tensor<2x3xf32>, %z: tensor<0x3xf32>, %y: tensor<0x2xf32>) -> (tensor<2x3xf32>, tensor<0x5xf32>) {
+  %0 = "strata.concat"(%a, %z) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<0x3xf32>) -> tensor<2x3xf32>
+  %1 = "strata.concat"(%z, %y) {axis = 1 : i64} : (tensor<0x3xf32>, tensor<0x2xf32>) -> tensor<0x5xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<0x5xf32>
+}
+
+// -----
+
 // slice: one extract_slice with the offsets, result sizes and strides.
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME: (%[[X:.+]]: tensor<8x10xf32>)

@@ -156,8 +156,13 @@ def lower_concat(op):
             sizes.append(result.get_dim_size(i) if not result.is_dynamic_dim(i) else
                          next(dim(v, i) for v in inputs if rtype(v).is_dynamic_dim(i)))
     out = empty(sizes, result.element_type)
+    if 0 in sizes:  # no element to insert (and tensor.insert_slice rejects offsets there)
+        return out
     offset = 0
     for v in inputs:
+        t = rtype(v)
+        if not t.is_dynamic_dim(axis) and t.get_dim_size(axis) == 0:
+            continue  # nothing to insert (and its offset may be the result's size)
         offsets = [0] * rank
         offsets[axis] = offset
         dyn_off, st_off = mixed(offsets)
