@@ -204,6 +204,9 @@ class FusePass(Pass):
             if any(s is None for s in sizes):
                 self.note(consumer, "not tiling the epilogue: dynamic shapes")
                 continue
+            if 0 in sizes:
+                self.note(consumer, "not tiling the epilogue: it has no elements")
+                continue
             tiles = _tiles(sizes, self.tile_m, self.tile_n)
             number, forced = self._next_candidate(overrides, producer, consumer)
             if forced == "off":
