@@ -1,4 +1,5 @@
-"""Dynamic dims: marked ones, automatic dynamic after a second value, the recompile limit."""
+"""Dynamic dims: marked ones, automatic dynamic after a second value, the recompile limit,
+and the four-costs report."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def _check(f, n):
 
 
 def test_automatic_dynamic_compiles_once_more_for_a_changing_dim(caplog):
-    f = strata.jit(_model)
+    f = strata.jit(_model, automatic_dynamic=True)
     with caplog.at_level(logging.INFO, logger="strata.recompiles"):
         for n in (3, 5, 7, 64, 5, 2, 130):
             _check(f, n)
@@ -68,7 +69,7 @@ def test_size_one_never_takes_a_dynamic_variant():
 
 
 def test_a_function_that_cannot_trace_with_a_dynamic_dim_keeps_static_variants(caplog):
-    f = strata.jit(lambda x: x.reshape(x.shape[0] * 4) * 2.0)
+    f = strata.jit(lambda x: x.reshape(x.shape[0] * 4) * 2.0, automatic_dynamic=True)
     with caplog.at_level(logging.INFO, logger="strata.recompiles"):
         for n in (2, 3, 5):
             x = np.ones((n, 4), np.float32)
@@ -77,18 +78,41 @@ def test_a_function_that_cannot_trace_with_a_dynamic_dim_keeps_static_variants(c
     assert "cannot compile 'x' dim 0 dynamic (TypeError" in caplog.text
 
 
-def test_the_recompile_limit_names_the_shapes_seen():
-    f = strata.jit(lambda x: x * 2.0, automatic_dynamic=False, max_recompiles=3)
+def test_past_the_recompile_limit_changing_dims_become_dynamic_with_a_warning():
+    f = strata.jit(lambda x: x * 2.0, max_recompiles=3)
     for n in (2, 3, 4):
         f(np.ones(n, np.float32))
+    with pytest.warns(strata.StrataPerformanceWarning, match="<lambda>: 3 variants compiled "
+                      "for changing shapes; further shapes use one variant"):
+        np.testing.assert_array_equal(f(np.ones(5, np.float32)), np.full(5, 2, np.float32))
+    np.testing.assert_array_equal(f(np.ones(9, np.float32)), np.full(9, 2, np.float32))
+    assert f.stats.compiles == 4 and f.variants()[-1] == (((None,), "f32"),)
+
+
+def test_the_recompile_limit_names_the_shapes_seen():
+    f = strata.jit(lambda x: x.reshape(x.shape[0] * 2) * 2.0, max_recompiles=3)
+    for n in (2, 3, 4):
+        f(np.ones((n, 2), np.float32))
     with pytest.raises(strata.StrataError, match=r"test_dynamic.py:\d+:\d+: error: <lambda>: "
                        r"recompile limit reached \(3 variants of these dtypes and ranks; shapes "
-                       r"seen: \(2xf32\), \(3xf32\), \(4xf32\); now \(5xf32\)\)"):
-        f(np.ones(5, np.float32))
-    np.testing.assert_array_equal(f(np.ones(3, np.float32)), np.full(3, 2, np.float32))
+                       r"seen: \(2x2xf32\), \(3x2xf32\), \(4x2xf32\); now \(5x2xf32\)\)"):
+        f(np.ones((5, 2), np.float32))
+    np.testing.assert_array_equal(f(np.ones((3, 2), np.float32)), np.full(6, 2, np.float32))
     # other dtypes or ranks are other programs, with a limit of their own
-    np.testing.assert_array_equal(f(np.ones((2, 2), np.float32)), np.full((2, 2), 2))
-    np.testing.assert_array_equal(f(np.ones(5, np.int32)), np.full(5, 2))
+    np.testing.assert_array_equal(f(np.ones((5, 2), np.int32)), np.full(10, 2))
+
+
+def test_report_measures_the_four_costs():
+    f = strata.jit(_model, automatic_dynamic=True)
+    x = R.standard_normal((6, 13)).astype(np.float32)
+    report = f.report(x, W, B)
+    costs = report.as_dict()
+    assert list(costs) == ["cold compile", "restart (disk hit)", "warm call",
+                           "new shape, compiled", "new shape, dynamic variant"]
+    assert all(v > 0 for v in costs.values())
+    text = str(report)
+    assert "first call with dim 0 of 'x' changed (6 -> 7)" in text
+    assert f.stats.compiles == 0  # measured on fresh copies, not on f
 
 
 def test_bad_dynamic_marks_are_errors():

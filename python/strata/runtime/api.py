@@ -20,6 +20,7 @@ import functools
 import os
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -53,6 +54,10 @@ def parse(text: str, filename: str = "<string>") -> Module:
         op = parse_module(text, filename, context)
         module.mlir = ir.Module.parse(op.get_asm(enable_debug_info=True), context)
     return module
+
+
+class StrataPerformanceWarning(UserWarning):
+    """strata chose a slower way to keep going (e.g. dynamic dims past max_recompiles)."""
 
 
 @dataclass
@@ -449,7 +454,7 @@ class JitFunction:
 
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
-                 dynamic: dict | None = None, automatic_dynamic: bool = True,
+                 dynamic: dict | None = None, automatic_dynamic: bool = False,
                  max_recompiles: int | None = None):
         self.fn = fn
         self.fusion = fusion
@@ -511,13 +516,20 @@ class JitFunction:
             for guard, program in self._dynamic:
                 if _passes(guard, signature):
                     return self._remember(key, program)
-            dims = self._dims_to_generalize(signature)
+            family = [s for s in self._signatures_seen if _family(s) == _family(signature)]
+            over_limit = len(family) >= self.max_recompiles
+            dims = self._dims_to_generalize(signature, self.automatic_dynamic or over_limit)
             if dims:
                 program = self._compile_dynamic(args, signature, dims)
                 if program is not None:
+                    if over_limit and not self.automatic_dynamic:
+                        warnings.warn(
+                            f"{self.__name__}: {len(family)} variants compiled for changing "
+                            "shapes; further shapes use one variant with the changing dims "
+                            "dynamic, which can run much slower (mark dims dynamic or raise "
+                            "max_recompiles to choose)", StrataPerformanceWarning, stacklevel=3)
                     return self._remember(key, program)
-            family = [s for s in self._signatures_seen if _family(s) == _family(signature)]
-            if len(family) >= self.max_recompiles:
+            if over_limit:
                 seen = ", ".join(_signature(s) for s in family)
                 raise StrataError(
                     f"{self.__name__}: recompile limit reached ({self.max_recompiles} variants "
@@ -533,12 +545,12 @@ class JitFunction:
             self._dynamic_hits.popitem(last=False)
         return program
 
-    def _dims_to_generalize(self, signature) -> dict:
+    def _dims_to_generalize(self, signature, changed: bool) -> dict:
         """arg index -> dims to compile dynamic for ``signature``: the marked ones, and
-        (automatic dynamic) those that took another value in a seen signature of the same
+        (``changed``) those that took another value in a seen signature of the same
         dtypes and ranks. Only dims of size >= 2 here (a dynamic dim never broadcasts)."""
         dims = {i: set(d) for i, d in self._marked.items()}
-        if self.automatic_dynamic:
+        if changed:
             for old in self._signatures_seen:
                 if [(len(s), d) for s, d in old] != [(len(s), d) for s, d in signature]:
                     continue
@@ -634,6 +646,16 @@ class JitFunction:
                     return f"argument '{name}' dim {i}: {a} -> {b}"
         return "a new signature"
 
+    def report(self, *args):
+        """Measures and returns the four costs (cold compile, restart, warm call, new
+        shape) of this function on ``args``: see runtime/report.py. Prints as a table."""
+        from .report import measure_costs
+
+        options = dict(fusion=self.fusion, opt_level=self.opt_level, layout=self.layout,
+                       threads=self.threads, automatic_dynamic=self.automatic_dynamic)
+        return measure_costs(lambda: JitFunction(self.fn, **options), args,
+                             _param_names(self.fn, len(args)))
+
     def variants(self) -> list:
         """The signatures compiled and kept: static ones (most recently used last), then
         the dynamic ones' guards (None for a dynamic dim)."""
@@ -704,7 +726,7 @@ def _param_names(fn, n):
 
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
         threads: int | None = None, max_variants: int | None = None,
-        dynamic: dict | None = None, automatic_dynamic: bool = True,
+        dynamic: dict | None = None, automatic_dynamic: bool = False,
         max_recompiles: int | None = None):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
@@ -716,12 +738,14 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     ``max_variants``: how many compiled signatures to keep; past it the least recently
     used is freed (default ``STRATA_MAX_VARIANTS``, else 32).
     ``dynamic={"x": [0]}`` compiles dim 0 of ``x`` as dynamic (``?``) from the first call:
-    one variant serves every size >= 2 of it. ``automatic_dynamic`` (default on): when a
-    dim takes a second value, the function is recompiled once with that dim dynamic
-    (logged under ``STRATA_LOG=recompiles``; a function that cannot be compiled so keeps
-    static variants). ``max_recompiles`` (default ``STRATA_MAX_RECOMPILES``, else 8):
-    past that many compiles for one set of argument dtypes and ranks, a call that needs
-    another raises a StrataError naming the shapes seen, rather than compiling without end.
+    one variant serves every size >= 2 of it. ``automatic_dynamic``: when a dim takes a
+    second value, recompile once with that dim dynamic (logged under
+    ``STRATA_LOG=recompiles``). Off by default: code with dynamic dims is not yet tiled
+    and vectorized like static code (a dynamic matmul runs tens of times slower).
+    ``max_recompiles`` (default ``STRATA_MAX_RECOMPILES``, else 8): past that many
+    variants for one set of argument dtypes and ranks, the changing dims become dynamic
+    (with a StrataPerformanceWarning), or, if that cannot be compiled, a call raises a
+    StrataError naming the shapes seen, rather than compiling without end.
     The function may be called from several threads at once.
     """
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
