@@ -5,6 +5,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects.transform import interpreter
 
+from ..diagnostics import capture_diagnostics
+
 __all__ = ["apply_script", "script"]
 
 
@@ -39,7 +41,14 @@ def apply_script(payload: ir.Operation, text: str) -> None:
                 main = op
         if main is None:
             raise ValueError("transform script has no @__transform_main")
-        try:
-            interpreter.apply_named_sequence(payload, main, transform_module)
-        except (ir.MLIRError, ValueError) as e:
-            raise ScriptError(str(e)) from None
+        # The interpreter runs a pass manager of its own: its diagnostics are ours to take
+        # (see strata.diagnostics), and an error it emitted means the script failed.
+        with capture_diagnostics(payload.context) as diags:
+            try:
+                interpreter.apply_named_sequence(payload, main, transform_module)
+                failed = None
+            except (ir.MLIRError, ValueError) as e:
+                failed = str(e)
+        errors = [d for d in diags if d.severity == "error"]
+        if failed is not None or errors:
+            raise ScriptError("\n".join([failed or ""] + [str(d) for d in errors]).strip())

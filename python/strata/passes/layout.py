@@ -53,6 +53,7 @@ from mlir import ir
 from .base import Pass, option
 from .layout_common import count_ops, dce
 from .layout_conv import choose_and_rewrite
+from .layout_pack import PackingError, pack_matmuls
 from .layout_transpose import fold_constant_transposes, propagate_transposes
 
 __all__ = ["LayoutPass"]
@@ -99,11 +100,9 @@ class LayoutPass(Pass):
             propagate_transposes(func, self.fold_matmul_transposes)
         fold_constant_transposes(func)
         if self.pack_matmul:
-            from .layout_pack import pack_matmuls
-
             try:
                 pack_matmuls(func, (self.block_m, self.block_n, self.block_k))
-            except ir.MLIRError as e:
+            except PackingError as e:
                 self.fail(func, f"strata-layout: packing failed: {e}")
         dce(func)
         after = count_ops(func, "linalg.transpose")
