@@ -3,6 +3,7 @@
 
     python tools/import_graph.py            # the edges, and any upward edge or cycle
     python tools/import_graph.py --dot F    # Graphviz text to F (and F.svg if `dot` is there)
+    python tools/import_graph.py --mermaid  # the mermaid chart of docs/architecture.md
 
 A node is a subpackage (dialect, dialects, frontend, passes, codegen, pipelines,
 runtime, tools) or a top-level module (errors, context, diagnostics, parsing,
@@ -132,8 +133,23 @@ def dot(graph) -> str:
     return "\n".join(lines) + "\n"
 
 
+def mermaid(graph) -> str:
+    """The graph as a mermaid flowchart, top layer first (docs/architecture.md holds it)."""
+    lines = ["flowchart TD"]
+    for i, layer in reversed(list(enumerate(LAYERS))):
+        lines.append(f"  subgraph L{i}[\" \"]")
+        lines += [f"    {n.strip('_') or n}[\"{n}\"]" for n in layer]
+        lines.append("  end")
+    for (src, dst), _ in sorted(graph.items(), key=lambda e: (-LEVEL[e[0][0]], e[0])):
+        lines.append(f"  {src.strip('_')} --> {dst.strip('_')}")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
     graph = edges()
+    if argv == ["--mermaid"]:
+        sys.stdout.write(mermaid(graph))
+        return 1 if problems(graph) else 0
     if len(argv) == 2 and argv[0] == "--dot":
         with open(argv[1], "w") as f:
             f.write(dot(graph))

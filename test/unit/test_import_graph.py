@@ -49,3 +49,11 @@ def test_passes_import_nothing_above_them():
 ])
 def test_the_check_finds_upward_edges_and_cycles(edge, message):
     assert any(message in p for p in import_graph.problems(edge))
+
+
+def test_the_chart_in_the_docs_is_the_graph():
+    with open(os.path.join(ROOT, "docs", "architecture.md")) as f:
+        doc = f.read()
+    chart = doc.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert chart == import_graph.mermaid(import_graph.edges()), \
+        "docs/architecture.md is stale: paste `python tools/import_graph.py --mermaid` into it"

@@ -62,6 +62,12 @@ def test_every_numeric_option_declares_its_range():
             assert spec.choices, f"{name}: option '{f.name}' should list its values"
 
 
+def test_every_option_has_a_description():
+    """--list-passes shows it, as mlir-opt shows its passes' options."""
+    for name, _, f, _, spec in _options():
+        assert spec.help, f"{name}: option '{f.name}' has no help text (option(..., help=...))"
+
+
 def test_every_default_is_valid():
     for _, cls in registry.all_passes():
         cls()  # __post_init__ checks the defaults like any other value

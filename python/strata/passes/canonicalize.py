@@ -88,8 +88,8 @@ class CanonicalizePass(Pass):
     """Simplify strata ops algebraically, fold small constants and drop dead ops."""
 
     name = "strata-canonicalize"
-    max_fold_elements: int = option(64, min=0)  # constants up to this size are folded
-    max_iterations: int = option(10, min=1)
+    max_fold_elements: int = option(64, min=0, help="Fold ops on constants of at most this many elements")
+    max_iterations: int = option(10, min=1, help="Sweeps over the module before giving up on a fixpoint")
 
     def run(self, module: ir.Operation) -> None:
         for _ in range(self.max_iterations):

@@ -73,18 +73,21 @@ class FusePass(Pass):
     """Fuse elementwise chains and matmul/conv epilogues where the cost model says it pays."""
 
     name = "strata-fuse"
-    elementwise: bool = True
-    epilogue: bool = True
-    max_fused_ops: int = option(16, min=1)
-    max_recompute: float = option(1.0, min=0.0)
-    tile_m: int = option(64, min=1)  # = strata-vectorize cache tile: the tiled matmul vectorizes
-    tile_n: int = option(128, min=1)
-    report: bool = False
+    elementwise: bool = option(True, help="Merge elementwise producers into their consumers")
+    epilogue: bool = option(True, help="Tile matmuls and convs with their elementwise epilogue")
+    max_fused_ops: int = option(16, min=1, help="Most ops in one fused body")
+    max_recompute: float = option(1.0, min=0.0, help="Most recomputation a fusion may add, relative to the bytes it saves")
+    # tile-m/n = strata-vectorize cache tile: the tiled matmul vectorizes
+    tile_m: int = option(64, min=1, help="Rows of an epilogue-fused output tile")
+    tile_n: int = option(128, min=1, help="Columns of an epilogue-fused output tile")
+    report: bool = option(False, help="Report every decision as a remark")
     # "key=off,key=on" overrides by candidate key (measure mode)
     decisions: str = option("", pattern=r"([0-9a-f]+=(on|off)(,[0-9a-f]+=(on|off))*)?",
-                            form="<key>=on|off,...")
+                            form="<key>=on|off,...",
+                            help="Decisions forced by key (from a report), overriding the model")
     threads: int = threads_option()
-    parallel_flops: int = option(1 << 25, min=1)  # = strata-vectorize's: fused matmuls keep threads
+    # = strata-vectorize's: fused matmuls keep threads
+    parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a fused matmul run on threads")
 
     def note(self, op, text):
         if self.report:

@@ -66,14 +66,14 @@ class LayoutPass(Pass):
     """Choose data layouts: propagate transposes, NHWC conv chains, packed matmuls."""
 
     name = "strata-layout"
-    transposes: bool = True
-    conv_layout: str = option("auto", choices=_MODES)
-    fold_matmul_transposes: bool = True
-    pack_matmul: bool = False
-    block_m: int = option(8, min=1)
-    block_n: int = option(16, min=1)
-    block_k: int = option(1, min=1)
-    report: bool = False
+    transposes: bool = option(True, help="Fold and cancel transposes")
+    conv_layout: str = option("auto", choices=_MODES, help="Layout of conv chains (auto: the fewest conversions)")
+    fold_matmul_transposes: bool = option(True, help="Fold a transposed matmul operand into the matmul")
+    pack_matmul: bool = option(False, help="Pack static matmuls into blocks")
+    block_m: int = option(8, min=1, help="Block rows of a packed matmul")
+    block_n: int = option(16, min=1, help="Block columns of a packed matmul")
+    block_k: int = option(1, min=1, help="Block depth (K) of a packed matmul")
+    report: bool = option(False, help="Report the conversions removed as a remark")
 
     def run(self, module: ir.Operation) -> None:
         funcs = []

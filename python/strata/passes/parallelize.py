@@ -81,7 +81,7 @@ class ParallelizePass(Pass):
 
     name = "strata-parallelize"
     threads: int = threads_option()
-    parallel_work: int = option(1 << 21, min=1)
+    parallel_work: int = option(1 << 21, min=1, help="Fewest cost units of an op split across threads")
 
     def run(self, module: ir.Operation) -> None:
         if self.threads == 1:

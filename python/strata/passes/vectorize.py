@@ -282,16 +282,16 @@ class VectorizePass(Pass):
     """Tile matmuls for caches and registers and vectorize them (on tensors)."""
 
     name = "strata-vectorize"
-    cache_m: int = option(64, min=1)
-    cache_n: int = option(128, min=1)
-    cache_k: int = option(128, min=1)
-    register_m: int = option(8, min=1)
-    register_n: int = option(0, min=0)  # 0: from the host's vector width
-    reductions: bool = True
-    reduction_width: int = option(16, min=1)
+    cache_m: int = option(64, min=1, help="Rows of a matmul cache tile")
+    cache_n: int = option(128, min=1, help="Columns of a matmul cache tile")
+    cache_k: int = option(128, min=1, help="Depth (K) of a matmul cache tile")
+    register_m: int = option(8, min=1, help="Rows of the register accumulator")
+    register_n: int = option(0, min=0, help="Columns of the register accumulator (0: from the host's vector width)")
+    reductions: bool = option(True, help="Vectorize row reductions too")
+    reduction_width: int = option(16, min=1, help="Lanes of a row reduction's partial accumulators")
     threads: int = threads_option()
-    parallel_flops: int = option(1 << 25, min=1)
-    parallel_elements: int = option(1 << 20, min=1)
+    parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a matmul run on threads")
+    parallel_elements: int = option(1 << 20, min=1, help="Fewest input elements of a row reduction run on threads")
 
     def run(self, module: ir.Operation) -> None:
         if self.reductions:
