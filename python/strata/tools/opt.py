@@ -26,6 +26,23 @@ import tempfile
 import threading
 import time
 
+from mlir import passmanager
+from mlir.passmanager import PassDisplayMode
+
+from .. import __version__
+from ..context import new_context
+from ..diagnostics import captured_stderr
+from ..errors import Diagnostic, StrataError, format_location
+from ..parsing import parse_module
+from ..passes.base import option_help
+from ..passes.verify import strata_diagnostics
+from ..pipelines import registry
+from ..pipelines.levels import LEVEL_NAMES, LEVELS, level_pipeline
+from ..pipelines.pipeline import Pipeline
+from ..pipelines.runner import PassManager, parse_pipeline, scratch_context
+from . import upstream
+from .expected import check_diagnostics, parse_expectations
+
 STACK_SIZE = 256 << 20  # the driver thread's stack; MLIR recurses about 3 KiB per nesting level
 PROGRAM = "strata-opt"
 OVERVIEW = "OVERVIEW: strata modular optimizer driver (mlir-opt with strata's dialect and passes)"
@@ -118,9 +135,6 @@ def _edit_distance(a: str, b: str) -> int:
 
 def _nearest(name: str, value: str, eq: str) -> str:
     """LLVM's "Did you mean": the known flag (or pass) nearest to ``name``."""
-    from ..pipelines import registry
-    from . import upstream
-
     candidates = sorted(set(FLAGS) | set(registry.PASSES) | set(upstream.pass_names()))
     best = min(candidates, key=lambda c: (_edit_distance(c, name), c))
     takes_value = best in registry.PASSES or best not in FLAGS or FLAGS[best][0] != "flag"
@@ -135,10 +149,6 @@ def _unknown(arg: str, argv0: str) -> UsageError:
 
 
 def _is_pass(name: str, context) -> bool:
-    from mlir import passmanager
-
-    from ..pipelines import registry
-
     if registry.is_strata_pass(name):
         return True
     try:
@@ -150,8 +160,6 @@ def _is_pass(name: str, context) -> bool:
 
 def parse_args(argv: list[str], argv0: str = PROGRAM) -> Options:
     """Options from the command line, as LLVM's option parser reads them."""
-    from ..pipelines.runner import scratch_context
-
     o = Options()
     context = scratch_context()
     i = 0
@@ -210,8 +218,6 @@ def parse_args(argv: list[str], argv0: str = PROGRAM) -> Options:
                          f"named '{mark}'!")
     level = o["compile-to"]
     if level is not None:
-        from ..pipelines.levels import LEVEL_NAMES
-
         if level not in LEVEL_NAMES:
             raise UsageError(f"error: unknown level '{level}' (levels: "
                              f"{', '.join(LEVEL_NAMES)})")
@@ -226,8 +232,6 @@ def parse_args(argv: list[str], argv0: str = PROGRAM) -> Options:
 
 
 def _option_lines(cls, width: int) -> list[str]:
-    from ..passes.base import option_help
-
     lines = []
     for flag, typ, default, constraint, text in option_help(cls):
         typ = {"str": "string", "float": "number"}.get(typ, typ)
@@ -239,9 +243,6 @@ def _option_lines(cls, width: int) -> list[str]:
 
 def pass_list() -> list[str]:
     """Every pass, upstream and strata's, as ``--list-passes`` prints them (sorted by flag)."""
-    from ..pipelines import registry
-    from . import upstream
-
     _, entries = upstream.list_passes()
     width = 52
     if entries:
@@ -257,8 +258,6 @@ def pass_list() -> list[str]:
 
 
 def _levels_lines() -> list[str]:
-    from ..pipelines.levels import LEVELS
-
     return ["", "Levels for --compile-to (in order):"] + [
         f"  {lvl.name:<12} {lvl.summary}" for lvl in LEVELS]
 
@@ -289,9 +288,6 @@ def _write_help(out) -> None:
 
 
 def _write_dialects(out) -> None:
-    from ..context import new_context
-    from . import upstream
-
     context = new_context()
     names = set()
     for name in upstream.dialects():
@@ -560,14 +556,6 @@ def _emitter(err, capturing: bool):
 def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source: _Source, err,
                    timing: _Timing | None) -> tuple[str | None, bool]:
     """Returns ``(output text or None, ok)``; writes diagnostics and MLIR's reports to ``err``."""
-    from ..context import new_context
-    from ..diagnostics import captured_stderr
-    from ..errors import StrataError
-    from ..parsing import parse_module
-    from ..passes.verify import strata_diagnostics
-    from ..pipelines.runner import PassManager
-    from .expected import check_diagnostics, parse_expectations
-
     verify = o.flag("verify-diagnostics")
     produced = []
     before = {p for p in o["mlir-print-ir-before"].split(",") if p}
@@ -611,8 +599,6 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
         if module is not None and not failed:
             pm = manager.pm
             if o.flag("mlir-pass-statistics"):
-                from mlir.passmanager import PassDisplayMode
-
                 mode = o["mlir-pass-statistics-display"] or "pipeline"
                 pm.enable_statistics(PassDisplayMode.LIST if mode == "list"
                                      else PassDisplayMode.PIPELINE)
@@ -645,8 +631,6 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
                     timing.add_report(timing_text)
                 err.write(_filter_dumps(rest, before, after, o))
             if failed and not any(d.severity == "error" for d in produced):
-                from ..errors import Diagnostic, format_location
-
                 report([Diagnostic(format_location(module.location),
                                    "failure while executing pass pipeline (a pass failed "
                                    "without a diagnostic; --mlir-print-ir-after-failure shows "
@@ -666,10 +650,6 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
 
 def _build_pipeline(o: Options):
     """The Pipeline to run (parsed and checked once); raises UsageError or PipelineError."""
-    from ..pipelines.levels import level_pipeline
-    from ..pipelines.pipeline import Pipeline
-    from ..pipelines.runner import parse_pipeline
-
     if o["pass-pipeline"] is not None and o.pass_flags:
         raise _PipelineMessage("'-pass-pipeline' option can't be used with individual pass "
                                "options")
@@ -697,11 +677,6 @@ def _build_pipeline(o: Options):
 def _restricted_to(name: str) -> str | None:
     """The op a pass is restricted to, when it is not the module: mlir-opt nests such a pass
     flag implicitly (``--promote-buffers-to-stack`` runs as ``func.func(...)``), each on its own."""
-    from mlir import passmanager
-
-    from ..pipelines import registry
-    from ..pipelines.runner import scratch_context
-
     if registry.is_strata_pass(name):
         return None
     try:
@@ -735,8 +710,6 @@ def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
         _write_help(out)
         return 0
     if o.flag("version"):
-        from .. import __version__
-
         out.write(f"{PROGRAM} {__version__} (MLIR 22.1.8)\n")
         return 0
     if o.flag("list-passes"):
@@ -746,8 +719,6 @@ def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
         _write_dialects(out)
         return 0
     timing = _Timing() if o.flag("mlir-timing") else None
-
-    from ..errors import StrataError
 
     try:
         data, shown = _read_input(o.input)
