@@ -213,6 +213,8 @@ def render(n: Node, prog: Program) -> str:
     if op == "const":
         like = prog.inputs[0].name
         values = np.asarray(at["values"])
+        if form == "captured":  # a numpy array operand: a constant of the trace
+            return f"np.array({values.tolist()}, {NP_NAME[n.dtype]})"
         if n.dtype == "i32":
             arr = f"np.array({values.tolist()}, np.int32)"
             return f"strata.constant({arr}, like={like})"
@@ -424,7 +426,9 @@ class Builder:
         return self.p.add("input", attrs={"range": kind}, shape=shape, dtype=dtype)
 
     def values(self, pred=lambda n: True) -> list:
-        return [n for n in self.p.nodes if n.dtype != "i1" and pred(n)]
+        """The program's tensors so far (not masks, not captured numpy arrays)."""
+        return [n for n in self.p.nodes if n.dtype != "i1" and pred(n) and
+                n.attrs.get("form") != "captured"]
 
     def operand(self, pred=lambda n: True, dtypes=DTYPES, make=None, fresh=0.2) -> Node:
         """A recent value satisfying ``pred`` (and of a dtype in ``dtypes``), or a new input."""
@@ -437,6 +441,21 @@ class Builder:
         dtype = self.dtype if self.dtype in dtypes else g.pick(dtypes)
         shape = make() if make is not None else g.shape()
         return self.new_input(shape, dtype)
+
+    def shaped(self, pred=lambda n: True, make=None) -> Node:
+        """An operand of a shape op: sometimes a mask (a comparison's i1 result)."""
+        masks = [n for n in self.p.nodes if n.dtype == "i1" and pred(n)]
+        if masks and self.g.chance(0.2):
+            return masks[-1]
+        return self.operand(pred, make=make)
+
+    def mask(self, shape) -> Node:
+        """A new i1 tensor of ``shape``: a new input compared with a scalar."""
+        g = self.g
+        x = self.new_input(shape, self.dtype)
+        s = g.pick(FLOAT_SCALARS if x.dtype in FLOATS else INT_SCALARS)
+        return self.p.add("compare", (x.name,), {"pred": g.pick(PREDICATES), "scalar": s,
+                                                 "form": g.pick(("op", "fn"))}, shape, "i1")
 
     def floatify(self, n: Node) -> Node:
         """``n``, cast to a float dtype if it is i32 (for float-only ops)."""
@@ -458,6 +477,9 @@ class Builder:
         """A second operand of ``a``'s dtype: an earlier value whose shape fits, or new."""
         g = self.g
         shape = make()
+        if a.dtype == "i1":
+            masks = [n for n in self.p.nodes if n.dtype == "i1" and n.shape == shape]
+            return masks[-1] if masks and g.chance(0.5) else self.mask(shape)
         fits = [n for n in self.values(lambda n: n.dtype == a.dtype and n.name != a.name)
                 if _fits(n.shape, shape)]
         if fits and g.chance(0.4):
@@ -641,7 +663,7 @@ class Builder:
 
     def reshape(self):
         g = self.g
-        a = self.operand()
+        a = self.shaped()
         total = a.size
         dims = []
         if total == 0:
@@ -665,8 +687,8 @@ class Builder:
 
     def transpose(self):
         g = self.g
-        a = self.operand(lambda n: len(n.shape) >= 2,
-                         make=lambda: g.shape(rank=g.pick((2, 3, 4))))
+        a = self.shaped(lambda n: len(n.shape) >= 2,
+                        make=lambda: g.shape(rank=g.pick((2, 3, 4))))
         r = len(a.shape)
         if g.chance(0.3):
             return self.p.add("transpose", (a.name,), {"perm": None,
@@ -679,7 +701,7 @@ class Builder:
 
     def broadcast_to(self):
         g = self.g
-        a = self.operand()
+        a = self.shaped()
         target = [g.pick((2, 3, 1)) for _ in range(g.int(0 if a.shape else 1, 2))]
         target += [g.pick((3, 2, 4, 1)) if d == 1 else d for d in a.shape]
         if math.prod(target) > 4 * MAX_ELEMENTS:
@@ -689,8 +711,8 @@ class Builder:
 
     def concat(self):
         g = self.g
-        a = self.operand(lambda n: len(n.shape) >= 1,
-                         make=lambda: g.shape(rank=g.pick((2, 1, 3))))
+        a = self.shaped(lambda n: len(n.shape) >= 1,
+                        make=lambda: g.shape(rank=g.pick((2, 1, 3))))
         r = len(a.shape)
         axis = g.int(-r, r - 1)
         ax = axis % r
@@ -705,7 +727,7 @@ class Builder:
             shape = a.shape[:ax] + (d,) + a.shape[ax + 1:]
             b = self.same_dtype_partner(a, lambda s=shape: s)
             if b.shape != shape:
-                b = self.new_input(shape, a.dtype)
+                b = self.mask(shape) if a.dtype == "i1" else self.new_input(shape, a.dtype)
             args.append(b.name)
             total += d
         order = args if g.chance(0.7) else args[::-1]
@@ -715,7 +737,7 @@ class Builder:
 
     def slice(self):
         g = self.g
-        a = self.operand(lambda n: len(n.shape) >= 1)
+        a = self.shaped(lambda n: len(n.shape) >= 1)
         if not a.shape:
             a = self.new_input(g.shape(rank=2), a.dtype)
         starts, limits, steps = [], [], []
@@ -733,7 +755,7 @@ class Builder:
 
     def getitem(self):
         g = self.g
-        a = self.operand(lambda n: len(n.shape) >= 1)
+        a = self.shaped(lambda n: len(n.shape) >= 1)
         index = []
         for d in a.shape:
             kind = g.pick(("slice", "int", "full", "none"))
@@ -853,8 +875,8 @@ class Builder:
             values = rng.integers(-8, 9, size=shape)
         else:
             values = rng.integers(-32, 33, size=shape) / 8.0  # exact in bf16
-        c = self.p.add("const", (), {"values": values, "form": g.pick(("dtype", "np"))}, shape,
-                       a.dtype)
+        c = self.p.add("const", (), {"values": values,
+                                     "form": g.pick(("dtype", "np", "captured"))}, shape, a.dtype)
         fn = g.pick(("add", "mul", "sub", "maximum"))
         lhs, rhs = (a, c) if g.chance(0.7) else (c, a)
         return self.p.add("binary", (lhs.name, rhs.name), {"fn": fn, "form": "fn"},

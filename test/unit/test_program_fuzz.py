@@ -240,6 +240,36 @@ REPRODUCERS = {
 }
 
 
+# Bugs this fuzzer found and that are fixed: the shrunk programs, run as found.
+REGRESSIONS = {
+    # y[2:] of a size-2 dim: extract_slice rejected the start (shape_ops.py)
+    "slice_empty_at_end": _program(
+        [((2, 3), "f32", "sym")],
+        [("getitem", [0], {"index": (slice(2, None),)}, (0, 3), "f32")]),
+    # both results empty, one through a relu: the slice's bare tensor.empty and the relu's
+    # init merged, one buffer was returned twice, buffer-results-to-out-params crashed
+    "two_empty_slices_returned": _program(
+        [((3,), "f16", "wide")],
+        [("slice", [0], {"starts": (0,), "limits": (0,), "steps": (1,)}, (0,), "f16"),
+         ("unary", [1], {"fn": "relu"}, (0,), "f16")], outputs=[1, 2]),
+    # concat with an empty last input: insert_slice rejected its offset (shape_ops.py)
+    "concat_empty_input": _program(
+        [((1, 33), "f16", "sym"), ((0, 33), "f16", "sym")],
+        [("concat", [0, 1], {"axis": 0, "form": "default"}, (1, 33), "f16")]),
+    # matmul with an empty result and its (f16 rounding) epilogue: strata-fuse divided
+    # by the zero dim when tiling the epilogue (fuse.py)
+    "matmul_empty_epilogue": _program(
+        [((0, 8), "bf16", "pos"), ((4, 0), "bf16", "pos")],
+        [("slice", [0], {"starts": (0, 0), "limits": (0, 8), "steps": (2, 2)}, (0, 4), "bf16"),
+         ("matmul", [2, 1], {"form": "fn"}, (0, 0), "bf16")]),
+}
+
+
+@pytest.mark.parametrize("name", list(REGRESSIONS))
+def test_regression(worker, name):
+    run_program(worker, REGRESSIONS[name], collections.Counter())
+
+
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
     strict=True, reason=REASONS[name])) for name in REPRODUCERS])
 def test_known_bug(worker, name):
