@@ -16,6 +16,17 @@ from ._strata_ops_gen import _Dialect  # noqa: F401
 
 _cext.globals.append_dialect_search_prefix("strata.dialects")
 
+# Every strata op class, generated from dialects/StrataOps.td.
+OP_CLASSES = tuple(cls for cls in list(globals().values())
+                   if isinstance(cls, type) and issubclass(cls, ir.OpView)
+                   and getattr(cls, "OPERATION_NAME", "").startswith("strata."))
+_BY_NAME = {cls.OPERATION_NAME: cls for cls in OP_CLASSES}
+
+
+def op_class(name: str) -> type:
+    """The op class of ``name`` (``"strata.add"`` -> AddOp)."""
+    return _BY_NAME[name]
+
 
 def load_dialect(context: ir.Context) -> None:
     """Registers the strata ops in ``context``."""
