@@ -139,7 +139,7 @@ def _transpose(op, rewriter) -> bool:
         rewriter.replace_op(op, [inner.operands[0]])
         return True
     with rewriter.ip, op.location:
-        new = strata.TransposeOp(op.results[0].type, inner.operands[0], composed)
+        new = strata.TransposeOp(inner.operands[0], composed, result=op.results[0].type)
     rewriter.replace_op(op, new)
     return True
 
@@ -149,7 +149,7 @@ def _reshape_of_reshape(op, rewriter) -> bool:
     if inner is None:
         return False
     with rewriter.ip, op.location:
-        new = strata.ReshapeOp(op.results[0].type, inner.operands[0])
+        new = strata.ReshapeOp(inner.operands[0], result=op.results[0].type)
     rewriter.replace_op(op, new)
     return True
 
@@ -171,7 +171,7 @@ def _fold(kind: str, max_elements: int):
             wide = [v.astype(np.float64 if dtype != "i32" else np.int64) for v in values]
             folded = np.broadcast_to(_FOLDERS[kind](*wide), shape).astype(numpy_dtype(dtype))
         with rewriter.ip, op.location:
-            new = strata.ConstantOp(op.results[0].type, _dense(folded, dtype, shape))
+            new = strata.ConstantOp(_dense(folded, dtype, shape))
         rewriter.replace_op(op, new)
         return True
 
