@@ -36,10 +36,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
+from mlir.dialects.transform import structured
 
-from ..codegen.transform import ScriptError, apply_script, script
+from ..codegen.transform import ScriptError, Tags, match_tagged
 from ..errors import format_location
-from .base import Pass, collect_ops, drop_attributes, option, threads_option
+from .base import Pass, collect_ops, option, threads_option
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
 
@@ -192,6 +193,10 @@ class FusePass(Pass):
 
     # -- epilogues -------------------------------------------------------------------
     def _epilogues(self, module, overrides):
+        with Tags(module) as tags:
+            self._tile_epilogues(module, overrides, tags)
+
+    def _tile_epilogues(self, module, overrides, tags):
         roots = []
         for producer in _collect(module, _CONTRACTIONS):
             users = _users(producer.results[0])
@@ -220,7 +225,7 @@ class FusePass(Pass):
                                 f"{describe(producer)} fused into each tile: the epilogue "
                                 f"runs on the tile while it is in cache")
             i = len(roots)
-            consumer.attributes[f"strata.fuse_root_{i}"] = ir.UnitAttr.get(module.context)
+            tags.add(consumer, f"strata.fuse_root_{i}")
             n_tiles = 1
             for size, tile in zip(sizes, tiles, strict=True):
                 n_tiles *= -(-size // tile)
@@ -228,51 +233,41 @@ class FusePass(Pass):
                         _contraction_flops(producer) >= self.parallel_flops)
             fill = False
             if parallel:
-                producer.attributes[f"strata.fuse_producer_{i}"] = ir.UnitAttr.get(
-                    module.context)
+                tags.add(producer, f"strata.fuse_producer_{i}")
                 init = producer.operands[len(producer.operands) - 1].owner
                 fill = not isinstance(init, ir.Block) and init.name == "linalg.fill"
                 if fill:
-                    init.attributes[f"strata.fuse_init_{i}"] = ir.UnitAttr.get(module.context)
+                    tags.add(init, f"strata.fuse_init_{i}")
             roots.append((tiles, parallel, fill))
         for i, (tiles, parallel, fill) in enumerate(roots):
             try:
-                apply_script(module, script(_parallel_epilogue(i, tiles, fill) if parallel
-                                            else _epilogue(i, tiles)))
+                tags.apply(_parallel_epilogue(i, tiles, fill) if parallel
+                           else _epilogue(i, tiles))
             except ScriptError as e:
                 self.fail(module, f"strata-fuse: tiling epilogue {i} failed: {e}")
-        drop_attributes(module, [f"strata.fuse_{kind}_{i}" for i in range(len(roots))
-                                 for kind in ("root", "producer", "init")])
-
-
-_T = "!transform.any_op"
 
 
 def _epilogue(i, tiles):
     """Tile epilogue ``i`` with scf.for loops and fuse its producers into each tile."""
-    return (f'    %g = transform.structured.match attributes{{"strata.fuse_root_{i}"}} '
-            f"in %root : ({_T}) -> {_T}\n"
-            f"    %t, %l:{len(tiles)} = transform.structured.fuse %g tile_sizes "
-            f"[{', '.join(map(str, tiles))}] : ({_T}) -> ({', '.join([_T] * (len(tiles) + 1))})")
+    def body(root):
+        structured.FuseOp(match_tagged(root, f"strata.fuse_root_{i}"), tile_sizes=tiles)
+
+    return body
 
 
 def _parallel_epilogue(i, tiles, fill):
     """The same as one scf.forall (tiles may run on threads): tile the epilogue, then
     fuse the contraction (and the fill that initializes it) into the forall."""
-    match = (f'transform.structured.match attributes{{"strata.fuse_KIND_{i}"}} in %root : '
-             f"({_T}) -> {_T}")
-    lines = [
-        f"    %g = {match.replace('KIND', 'root')}",
-        f"    %p = {match.replace('KIND', 'producer')}",
-        f"    %t, %l0 = transform.structured.tile_using_forall %g tile_sizes "
-        f"[{', '.join(map(str, tiles))}] : ({_T}) -> ({_T}, {_T})",
-        f"    %pf, %l1 = transform.structured.fuse_into_containing_op %p into %l0 : "
-        f"({_T}, {_T}) -> ({_T}, {_T})"]
-    if fill:
-        lines += [f"    %z = {match.replace('KIND', 'init')}",
-                  f"    %zf, %l2 = transform.structured.fuse_into_containing_op %z into %l1 : "
-                  f"({_T}, {_T}) -> ({_T}, {_T})"]
-    return "\n".join(lines)
+    def body(root):
+        epilogue = match_tagged(root, f"strata.fuse_root_{i}")
+        producer = match_tagged(root, f"strata.fuse_producer_{i}")
+        tiled = structured.TileUsingForallOp(epilogue, tile_sizes=tiles)
+        fused = structured.FuseIntoContainingOp(producer, tiled.forall_op)
+        if fill:
+            init = match_tagged(root, f"strata.fuse_init_{i}")
+            structured.FuseIntoContainingOp(init, fused.new_containing_op)
+
+    return body
 
 
 def _contraction_flops(op) -> int:

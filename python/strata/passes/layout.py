@@ -40,6 +40,9 @@ slower than strata-vectorize's 8x16 register-tiled matmul (the packed contractio
 is a linalg.generic that strata-vectorize does not match), so ``pack-matmul``
 defaults to false.
 
+Dead ops (without effects, results unused) are erased by upstream's greedy
+pattern driver (see patterns.py) after rule 1 and at the end.
+
 Limits: entry-block ops with static shapes only; NHWC convs are never turned
 into NCHW; packing needs static matmul shapes.
 """
@@ -51,10 +54,11 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .base import Pass, option
-from .layout_common import count_ops, dce
+from .layout_common import count_ops
 from .layout_conv import choose_and_rewrite
 from .layout_pack import PackingError, pack_matmuls
 from .layout_transpose import fold_constant_transposes, propagate_transposes
+from .patterns import erase_dead_ops
 
 __all__ = ["LayoutPass"]
 
@@ -94,7 +98,7 @@ class LayoutPass(Pass):
         if self.transposes:
             fold_constant_transposes(func)
             propagate_transposes(func, self.fold_matmul_transposes)
-            dce(func)
+            erase_dead_ops(func)
         res = choose_and_rewrite(func, self.conv_layout)
         if self.transposes:
             propagate_transposes(func, self.fold_matmul_transposes)
@@ -104,7 +108,7 @@ class LayoutPass(Pass):
                 pack_matmuls(func, (self.block_m, self.block_n, self.block_k))
             except PackingError as e:
                 self.fail(func, f"strata-layout: packing failed: {e}")
-        dce(func)
+        erase_dead_ops(func)
         after = count_ops(func, "linalg.transpose")
         if self.report and (before != after or res.changed_ops):
             where = "NHWC" if res.convs_nhwc == res.convs and res.convs else (
