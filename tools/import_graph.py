@@ -30,8 +30,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # nothing of strata itself, so it sits at the bottom.
 LAYERS = [
     ["__init__", "errors"],
+    ["dialect", "diagnostics"],
     ["dialects"],
-    ["context", "diagnostics", "dialect"],
+    ["context"],
     ["parsing", "codegen"],
     ["passes"],
     ["pipelines"],
