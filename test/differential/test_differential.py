@@ -118,6 +118,8 @@ FLAG_CASES = [
     _flag("print-ir-module-scope", ["in.mlir", "--pass-pipeline=builtin.module(func.func(cse))",
                                     "--mlir-print-ir-after-all", "--mlir-print-ir-module-scope",
                                     "--mlir-disable-threading"]),
+    _flag("print-ir-module-scope-threaded", ["in.mlir", "--cse", "--mlir-print-ir-after-all",
+                                             "--mlir-print-ir-module-scope"]),
     _flag("print-ir-debuginfo-generic", ["in.mlir", "--cse", "--mlir-print-ir-after-all",
                                          "--mlir-print-debuginfo", "--mlir-print-op-generic"]),
     _flag("print-ir-after-failure", ["in.mlir", "--canonicalize=test-convergence "

@@ -758,6 +758,11 @@ def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
             err.write(f"<unknown>:0: error: {message}\n")
         return 1
 
+    if o.flag("mlir-print-ir-module-scope") and not o.flag("mlir-disable-threading"):
+        # MLIR aborts the process in this case; mlir-opt checks it first, and so do we.
+        err.write("<unknown>:0: error: IR print for module scope can't be setup on a pass-manager "
+                  "without disabling multi-threading first.\n\n")
+        return 1
     split = o["split-input-file"]
     marker = None if split is None else (DEFAULT_MARKER if split is True else split)
     outputs, ok = [], True
