@@ -68,7 +68,7 @@ class CompileStats:
     compile_seconds: float = 0.0
     calls: int = 0
     specializations: list = field(default_factory=list)
-    ir_sizes: dict = field(default_factory=dict)
+    ir_sizes: dict = field(default_factory=dict)  # level -> operations at that level
     fusion_report: list = field(default_factory=list)
     cache_hits: int = 0
 
@@ -119,8 +119,21 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
             before[name](module)
         remarks += run_pipeline(module.operation, f"builtin.module({text})")
         if record_sizes is not None:
-            record_sizes[name] = len(str(module).splitlines())
+            record_sizes[name] = _op_count(module)
     return remarks
+
+
+def _op_count(module: ir.Module) -> int:
+    """How many operations ``module`` holds (a size that needs no printing)."""
+    count = 0
+
+    def visit(op):
+        nonlocal count
+        count += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return count - 1  # the module itself
 
 
 class CompiledFunction:
