@@ -221,3 +221,20 @@ func.func @broadcast_batch_bf16(%a: tensor<1x4x8xbf16>, %b: tensor<3x8x16xbf16>)
   %0 = "strata.matmul"(%a, %b) : (tensor<1x4x8xbf16>, tensor<3x8x16xbf16>) -> tensor<3x4x16xbf16>
   return %0 : tensor<3x4x16xbf16>
 }
+
+// -----
+
+// [?,?,K] @ [K,N]: two dynamic row dims are not folded into M (the expand_shape back
+// would have two dynamic sizes in one group, which memref lowering asserts on; found by
+// test_program_fuzz.py): the contraction generic instead.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-LABEL: func.func @matmul_two_dynamic_rows
+// CHECK-NOT: expand_shape
+// CHECK-NOT: collapse_shape
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<?x?x4xf32>, tensor<4x5xf32>) outs(%{{.+}} : tensor<?x?x5xf32>)
+// CHECK-NOT: expand_shape
+func.func @matmul_two_dynamic_rows(%a: tensor<?x?x4xf32>, %b: tensor<4x5xf32>) -> tensor<?x?x5xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<?x?x4xf32>, tensor<4x5xf32>) -> tensor<?x?x5xf32>
+  return %0 : tensor<?x?x5xf32>
+}

@@ -3,9 +3,11 @@
     [M,K] @ [K,N]                 -> linalg.matmul (output filled with 0)
     [B,M,K] @ [B,K,N]             -> linalg.batch_matmul
     [...,M,K] @ [K,N]             -> collapse to [(...)*M, K], linalg.matmul, expand back
+                                     (at most one of ...,M dynamic: a memref.expand_shape
+                                     with two dynamic sizes in a group cannot be lowered)
     1-D operands                  -> expand to 2-D, then one of the above, collapse back
-    anything else (broadcast batch dims, rank > 3 with mismatched batches)
-                                  -> linalg.generic with reduction over k
+    anything else (broadcast batch dims, rank > 3 with mismatched batches, several
+    dynamic dims in ...,M)        -> linalg.generic with reduction over k
 
 f16/bf16 accumulate in f32 and round once at the end.
 """
@@ -111,7 +113,7 @@ def lower_matmul(op):
     sa, sb = dims(a), dims(b)
     if ta.rank == 2 and tb.rank == 2:
         out = _mm2d(a, b, acc, sa[0], sb[1])
-    elif tb.rank == 2:
+    elif tb.rank == 2 and sum(not isinstance(s, int) for s in sa[:-1]) <= 1:
         # [..., M, K] @ [K, N]: fold the batch dims into M (row-major contiguous).
         lead = sa[:-1]
         flat = collapse(a, [list(range(ta.rank - 1)), [ta.rank - 1]],
