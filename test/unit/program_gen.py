@@ -32,6 +32,10 @@ DTYPES = FLOATS + ("i32",)
 # Dims of new inputs: odd sizes and 1s (broadcasting) first, so shrinking goes there.
 DIMS = (1, 2, 3, 5, 4, 7, 8, 9, 13, 16, 17, 33)
 MAX_ELEMENTS = 2048
+# Medium programs (a quarter): dims around strata's vector, register and cache tiles
+# (8, 64, 128) and their remainders.
+MEDIUM_DIMS = (1, 3, 64, 17, 100, 129, 8, 65, 257, 130)
+MEDIUM_ELEMENTS = 1 << 16
 
 # The hooks for the numpy-semantics operators (aed1bf9 and 32d62f6): ``/`` on integers
 # (true division in f32), ``//``, ``%`` and ``divmod`` (strata.floor_div / strata.mod, on
@@ -359,6 +363,11 @@ class Gen:
         self.draw = draw
         self.big = big
         self.zero_dims = zero_dims
+        self.medium = False
+
+    @property
+    def max_elements(self) -> int:
+        return MEDIUM_ELEMENTS if self.medium else MAX_ELEMENTS
 
     def int(self, lo, hi) -> int:
         return self.draw(st.integers(lo, hi))
@@ -373,9 +382,10 @@ class Gen:
     def dim(self) -> int:
         if self.zero_dims and self.chance(0.03):
             return 0
-        return self.pick(DIMS)
+        return self.pick(MEDIUM_DIMS if self.medium else DIMS)
 
-    def shape(self, rank=None, max_elements=MAX_ELEMENTS) -> tuple:
+    def shape(self, rank=None, max_elements=None) -> tuple:
+        max_elements = max_elements or self.max_elements
         if rank is None:
             rank = self.pick((2, 1, 3, 0, 4))
         dims = []
@@ -403,7 +413,7 @@ class Gen:
                 out.append(d)
         if full and len(out) < 4 and self.chance(0.15):
             out.insert(0, self.pick((2, 1, 3)))
-        if math.prod(broadcast(shape, out)) > 4 * MAX_ELEMENTS:
+        if math.prod(broadcast(shape, out)) > 4 * self.max_elements:
             return tuple(shape)
         return tuple(out)
 
@@ -583,13 +593,17 @@ class Builder:
     def matmul(self):
         g = self.g
         a = self.operand(lambda n: len(n.shape) >= 1,
-                         make=lambda: g.shape(rank=g.pick((2, 1, 3, 4)), max_elements=1024))
+                         make=lambda: g.shape(rank=g.pick((2, 1, 3, 4)),
+                                              max_elements=g.max_elements // 2))
         k = a.shape[-1]
         if len(a.shape) == 1:
             kind = g.pick(("mat", "vec", "batch"))
         else:
             kind = g.pick(("mat", "vec", "batch", "batch"))
-        n = g.pick((1, 3, 5, 8, 16, 17, 0)) if self.g.zero_dims else g.pick((1, 3, 5, 8, 17))
+        if g.medium:
+            n = g.pick((1, 17, 64, 100, 129, 257))
+        else:
+            n = g.pick((1, 3, 5, 8, 16, 17, 0) if g.zero_dims else (1, 3, 5, 8, 17))
         if kind == "vec":
             bshape = (k,)
         elif kind == "mat":
@@ -600,9 +614,17 @@ class Builder:
             if g.chance(0.4) or not batch:
                 batch = [g.pick((2, 1, 3))] + batch
             bshape = tuple(batch[-2:]) + (k, n)
-        if math.prod(bshape) > 4096:
+        if math.prod(bshape) > 2 * g.max_elements:
             bshape = (k, min(n, 3))
-        b = self.same_dtype_partner(a, lambda: bshape)
+        if len(bshape) >= 2 and g.chance(0.25):
+            # the transpose of an (n, k) input: strata-layout folds it into the matmul
+            t = self.new_input(bshape[:-2] + bshape[-1:] + bshape[-2:-1], a.dtype)
+            r = len(bshape)
+            perm = tuple(range(r - 2)) + (r - 1, r - 2)
+            b = self.p.add("transpose", (t.name,), {"perm": perm, "form": "fn"}, bshape,
+                           a.dtype)
+        else:
+            b = self.same_dtype_partner(a, lambda: bshape)
         shape = np.matmul(np.empty(a.shape, np.int8), np.empty(b.shape, np.int8)).shape
         return self.p.add("matmul", (a.name, b.name), {"form": g.pick(("op", "fn"))}, shape,
                           a.dtype)
@@ -704,7 +726,7 @@ class Builder:
         a = self.shaped()
         target = [g.pick((2, 3, 1)) for _ in range(g.int(0 if a.shape else 1, 2))]
         target += [g.pick((3, 2, 4, 1)) if d == 1 else d for d in a.shape]
-        if math.prod(target) > 4 * MAX_ELEMENTS:
+        if math.prod(target) > 4 * g.max_elements:
             target = list(a.shape)
         return self.p.add("broadcast_to", (a.name,), {"shape": tuple(target)}, tuple(target),
                           a.dtype)
@@ -770,12 +792,13 @@ class Builder:
                 index += [None, slice(None)]
             else:
                 index.append(slice(None))
-        # trailing full slices may be dropped, or a run of them become "..."
-        while index and index[-1] == slice(None) and g.chance(0.5):
-            index.pop()
+        # a full slice may become "...", or trailing full slices be dropped
         full = [i for i, x in enumerate(index) if x == slice(None)]
         if full and g.chance(0.3):
             index[full[0]] = Ellipsis
+        else:
+            while index and index[-1] == slice(None) and g.chance(0.5):
+                index.pop()
         if not index:
             index = [Ellipsis]
         index = tuple(index)
@@ -789,19 +812,19 @@ class Builder:
         g = self.g
 
         def make():
-            n, c = g.pick((1, 2)), g.int(1, max_c)
-            h, w = g.int(1, 9), g.int(1, 9)
+            n, c = g.pick((1, 2)), g.int(1, 16 if g.medium else max_c)
+            h, w = (g.int(1, 40), g.int(1, 40)) if g.medium else (g.int(1, 9), g.int(1, 9))
             return (n, c, h, w) if layout == "NCHW" else (n, h, w, c)
 
         return self.operand(lambda n: len(n.shape) == 4 and all(d > 0 for d in n.shape) and
-                            math.prod(n.shape) <= 2048, make=make, fresh=0.4)
+                            math.prod(n.shape) <= g.max_elements, make=make, fresh=0.4)
 
     def conv2d(self):
         g = self.g
         layout = g.pick(("NCHW", "NHWC"))
         x = self._image(layout)
         n, c, h, w = self._nchw(x, layout)
-        f = g.pick((1, 2, 3, 4, 5, 8))
+        f = g.pick((8, 17, 32, 1) if g.medium else (1, 2, 3, 4, 5, 8))
         for _ in range(10):
             kh, kw = g.int(1, 3), g.int(1, 3)
             stride = g.pick((1, 2, (1, 2), 3))
@@ -913,13 +936,15 @@ def _broadcastable(a, b) -> bool:
 
 
 @st.composite
-def programs(draw, max_ops: int = 5, zero_dims: bool = True, ops=OPS, first=None):
+def programs(draw, max_ops: int = 5, zero_dims: bool = True, ops=OPS, first=None,
+             medium=None, specials=None):
     """A random valid program of 1..max_ops ops (plus the guards and casts they need).
 
     ``first``: the first op, one of FIRST (a kind of OPS, or ``kind:fn``), to cover
     every op in few examples.
     """
     g = Gen(draw, zero_dims=zero_dims)
+    g.medium = g.chance(0.25) if medium is None else medium
     dtype = g.pick(DTYPES)
     b = Builder(g, dtype)
     b.new_input(g.shape(), dtype)
@@ -942,7 +967,7 @@ def programs(draw, max_ops: int = 5, zero_dims: bool = True, ops=OPS, first=None
     if g.chance(0.03):
         outs.append(last.name)  # the same value twice
     p.outputs = outs
-    p.specials = g.chance(0.1)
+    p.specials = g.chance(0.1) if specials is None else specials
     p.seed = g.int(0, 2 ** 31 - 1)
     return p
 

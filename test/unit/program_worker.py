@@ -91,6 +91,43 @@ def _calls(program, inputs, inputs2) -> tuple:
     return first, second, problems
 
 
+class _Records:
+    """Collects the messages of one strata logger (e.g. why a dynamic compile fell back)."""
+
+    def __init__(self, topic):
+        import logging
+
+        from strata.runtime.log import logger
+
+        self.messages = []
+        self.log = logger(topic)
+        self.handler = logging.Handler(logging.INFO)
+        self.handler.emit = lambda record: self.messages.append(record.getMessage())
+
+    def __enter__(self):
+        import logging
+
+        self.level = self.log.level
+        self.log.setLevel(logging.INFO)
+        self.log.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc):
+        self.log.removeHandler(self.handler)
+        self.log.setLevel(self.level)
+
+
+def _dynamic_marks(fn, inputs) -> dict:
+    """Every dim of size >= 2 of every argument, as jit's ``dynamic=`` (a dynamic dim is
+    assumed not to broadcast: size-1 dims stay static)."""
+    import inspect
+
+    params = list(inspect.signature(fn).parameters)
+    marks = {p: [i for i, d in enumerate(a.shape) if d >= 2]
+             for p, a in zip(params, inputs, strict=True)}
+    return {p: d for p, d in marks.items() if d}
+
+
 def serve(request: dict) -> dict:
     """Compiles and runs one program under each config (in the worker process).
 
@@ -105,12 +142,16 @@ def serve(request: dict) -> dict:
         return _error("source", None, e)
     fn = namespace["prog"]
     inputs = request["inputs"]
-    results, threaded, problems = {}, None, []
+    results, threaded, problems, dynamic = {}, None, [], None
     for key, config in request["configs"]:
         options = dict(config)
         api = options.pop("api", "compile")
         if key == "threads1" and not threaded:
             continue
+        if options.get("dynamic") == "all":
+            options["dynamic"] = _dynamic_marks(fn, inputs)
+            if not options["dynamic"]:
+                continue
         try:
             program = (strata.jit(fn, **options) if api == "jit" else
                        strata.compile(fn, *inputs, **options))
@@ -121,8 +162,12 @@ def serve(request: dict) -> dict:
                 out, out2, problems = _calls(program, inputs, request["inputs2"])
                 results["main2"] = out2
             else:
-                out = program(*inputs)
+                with _Records("recompiles") as log:
+                    out = program(*inputs)
                 out = list(out) if isinstance(out, tuple) else [out]
+                if "dynamic" in options:  # whether it ran dynamic, else why it could not
+                    dynamic = "dynamic" if program._dynamic else (
+                        [m for m in log.messages if "cannot compile" in m] or ["?"])[0]
         except Exception as e:  # noqa: BLE001
             return _error("compile+run", key, e)
         results[key] = out
@@ -130,7 +175,7 @@ def serve(request: dict) -> dict:
             threaded = _threaded(fn, inputs, options)
         del program
     return {"status": "ok", "results": results, "threaded": bool(threaded),
-            "problems": problems}
+            "problems": problems, "dynamic": dynamic}
 
 
 def _main(conn) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import re
 
 import numpy as np
 import program_gen as pg
@@ -40,7 +41,8 @@ from strata.testing import assert_close
 
 CONFIGS = [("main", {"threads": 2, "fusion": True}),
            ("nofuse", {"threads": 2, "fusion": False, "api": "jit"}),
-           ("threads1", {"threads": 1, "fusion": True})]
+           ("threads1", {"threads": 1, "fusion": True}),
+           ("dynamic", {"threads": 2, "api": "jit", "dynamic": "all"})]
 SAFETY = 2.0  # on top of program_ref's bounds
 # Examples per test in the default (CI) run; --slow multiplies them by SLOW_FACTOR.
 CI_EXAMPLES = int(os.environ.get("STRATA_PROGRAM_FUZZ_EXAMPLES", "20"))
@@ -132,6 +134,10 @@ def _run(worker, prog, source, stats):
         stats["error"] += 1
         raise _report(prog, f"{status} ({reply['type']} in {reply['phase']}, "
                       f"config {reply['config']})", f"{reply['message']}\n{reply['traceback']}")
+    if reply.get("dynamic"):  # "dynamic", or why the dynamic compile fell back to static
+        why = re.sub(r"^.*? dynamic \((.*)\); compiling .*$", r"\1", reply["dynamic"],
+                     flags=re.S)
+        stats["dynamic: " + re.sub(r"\d+", "N", why)[:100]] += 1
     refs = {"main2": evaluate(prog, inputs2)}
     ref = evaluate(prog, inputs)
     results = reply["results"]
@@ -262,6 +268,11 @@ REGRESSIONS = {
         [((0, 8), "bf16", "pos"), ((4, 0), "bf16", "pos")],
         [("slice", [0], {"starts": (0, 0), "limits": (0, 8), "steps": (2, 2)}, (0, 4), "bf16"),
          ("matmul", [2, 1], {"form": "fn"}, (0, 0), "bf16")]),
+    # batched matrix @ vector with the batch and row dims dynamic (the "dynamic" config):
+    # an expand_shape with two dynamic sizes in a group aborted the process (contraction.py)
+    "matvec_dynamic_rows": _program(
+        [((3, 16, 3, 2), "f32", "pos"), ((2,), "f32", "pos")],
+        [("matmul", [0, 1], {"form": "fn"}, (3, 16, 3), "f32")]),
 }
 
 
