@@ -21,6 +21,7 @@ PASSES = {
     "strata-bufferize": "strata.passes.bufferize:BufferizePass",
     "strata-unique-results": "strata.passes.unique_results:UniqueResultsPass",
     "strata-workspace": "strata.passes.workspace:WorkspacePass",
+    "strata-blas": "strata.passes.blas:BlasPass",
     "strata-lower-to-llvm": "strata.passes.lower_to_llvm:LowerToLLVMPass",
     "strata-check-level": "strata.passes.check_level:CheckLevelPass",
     "strata-cpu": "strata.pipelines.cpu:CpuPipeline",

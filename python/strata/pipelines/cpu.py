@@ -1,9 +1,13 @@
 """strata-cpu: the whole CPU pipeline, strata dialect to LLVM dialect, as one pass flag.
 
-    strata-cpu{compile-to=llvm fusion=true layout=true threads=1}
+    strata-cpu{compile-to=llvm fusion=true layout=true threads=1 blas=auto}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
-    [strata-fuse], [strata-layout], strata-bufferize, strata-lower-to-llvm,
+    [strata-fuse], [strata-layout], strata-bufferize, [strata-blas], strata-lower-to-llvm,
     with strata-check-level after each level.
+
+``blas`` (auto|always|never): which matmuls call OpenBLAS's sgemm instead of
+generated code (strata-fuse chooses with its cost model, strata-blas makes the
+calls; see passes/blas.py).
 
 ``threads`` > 1 runs large matmuls and row reductions on that many threads
 (strata-vectorize makes them ``scf.forall`` loops; strata-lower-to-llvm turns
@@ -31,8 +35,9 @@ class CpuPipeline(Pass):
     layout: bool = True
     opt_level: int = option(3, min=0, max=3)
     threads: int = threads_option()
+    blas: str = option("auto", choices=("auto", "always", "never"))
 
     def elements(self) -> str:
         text = pipeline_to_level(self.compile_to, fusion=self.fusion, layout=self.layout,
-                                 threads=self.threads)
+                                 threads=self.threads, blas=self.blas)
         return text[len("builtin.module("):-1]

@@ -39,7 +39,7 @@ LEVELS = [
     Level("bufferized", "memrefs only, results written to caller buffers",
           "strata-expand-math, {vectorize}, func.func(loop-invariant-subset-hoisting), "
           "canonicalize, cse, "
-          "strata-bufferize, strata-workspace"),
+          "strata-bufferize, {blas}strata-workspace"),
     Level("llvm", "LLVM dialect only", "{lower}"),
 ]
 LEVEL_NAMES = [lvl.name for lvl in LEVELS]
@@ -63,20 +63,29 @@ def level_index(name: str) -> int:
 
 
 def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: bool = True,
-                fuse_options: str = "", threads: int = 1) -> list[tuple[str, str]]:
+                fuse_options: str = "", threads: int = 1,
+                blas: str = "auto") -> list[tuple[str, str]]:
     """``(level, pipeline elements)`` for each level up to ``name``, in order.
 
     ``threads`` > 1 lets strata-fuse (fused epilogues), strata-vectorize
     (matmuls, row reductions) and strata-parallelize (elementwise ops) make large
     ops parallel loops, which strata-lower-to-llvm runs on that many threads.
+    ``blas`` (auto|always|never): strata-fuse chooses, per matmul, between
+    generated code and a call of OpenBLAS's sgemm, which strata-blas makes
+    after bufferization (also with ``fusion`` off: strata-fuse then only chooses).
     """
     par = f"{{threads={threads}}}" if threads > 1 else ""
-    fuse_options = " ".join(o for o in (fuse_options, par[1:-1]) if o)
+    blas_option = f"blas={blas}" if blas != "never" else ""
+    fuse_options = " ".join(o for o in (fuse_options, par[1:-1], blas_option) if o)
     fuse = "strata-fuse" + (f"{{{fuse_options}}}" if fuse_options else "")
+    choose_only = f"strata-fuse{{elementwise=false epilogue=false {blas_option}" + \
+        (f" {par[1:-1]}" if par else "") + "}"
     steps = []
     for lvl in LEVELS[: level_index(name) + 1]:
         passes = lvl.passes.format(
-            fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else "strata-decompose",
+            fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else
+            f"strata-decompose, {choose_only}" if blas_option else "strata-decompose",
+            blas=f"strata-blas{par}, " if blas_option else "",
             layout="strata-layout, canonicalize, cse" if layout else "",
             vectorize=f"strata-vectorize{par}, strata-parallelize{par}" if par else
             "strata-vectorize", lower=f"strata-lower-to-llvm{par}")
@@ -87,8 +96,9 @@ def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: b
 
 
 def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
-                      check: bool = True, fuse_options: str = "", threads: int = 1) -> str:
+                      check: bool = True, fuse_options: str = "", threads: int = 1,
+                      blas: str = "auto") -> str:
     """The textual pipeline that lowers strata IR to level ``name``."""
     steps = level_steps(name, fusion=fusion, layout=layout, check=check,
-                        fuse_options=fuse_options, threads=threads)
+                        fuse_options=fuse_options, threads=threads, blas=blas)
     return "builtin.module(" + ", ".join(text for _, text in steps if text) + ")"
