@@ -285,10 +285,8 @@ class FusePass(Pass):
                                  lanes=lanes)
             shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
                 f"{m}x{n}x{k}"
-            then = f" and {describe(users[0])} as its own loop" if epilogue else ""
-            fused = " with its epilogue fused" if epilogue else ""
-            predicted = (f"predicted BLAS {_us(cost.blas_us)}{then}, generated "
-                         f"{_us(cost.generated_us)}{fused}")
+            predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
+                         f"{_us(cost.generated_us)}")
             if self.blas == "always":
                 use, why, key = True, "blas=always", None
             else:
@@ -299,7 +297,11 @@ class FusePass(Pass):
                 op.attributes[BLAS_MARK] = ir.UnitAttr.get(module.context)
             tag = f"[{key}] " if key else ""
             verb = "BLAS sgemm for" if use else "generated code for"
-            self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}")
+            then = ""
+            if epilogue:
+                then = (f"; its epilogue {describe(users[0])} " +
+                        ("runs as its own loop" if use else "is tiled into the generated kernel"))
+            self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}{then}")
 
 
 def _us(t: float) -> str:
