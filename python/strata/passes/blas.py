@@ -36,8 +36,9 @@ external function. The runtime links it (runtime/blas.py):
 * Threads: OpenBLAS's thread count is process-global. Each call sets it to
   ``threads`` (this pipeline's count) and restores the previous one after, so
   numpy's own calls keep theirs. Concurrent calls from several Python threads
-  may see each other's count: that changes their speed, never their results
-  (OpenBLAS splits a product over M and N, never over K).
+  may see each other's count. Unlike strata's generated code (bit-identical for
+  any thread count), OpenBLAS's threaded and sequential drivers block K
+  differently: results for different counts agree to rounding, not bit for bit.
 
 Errors: a marked op with tensor operands (run this pass after bufferization),
 dynamic shapes, or element types other than f32.

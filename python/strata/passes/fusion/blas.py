@@ -14,8 +14,11 @@ microseconds and both are reported.
 
 * ``GEN_RATE``/``BLAS_RATE`` are single-thread f32 rates measured on the
   project's 2-core AMD EPYC (AVX-512) machines (see docs/benchmarks.md):
-  strata's 8x16 (AVX-512) / 8x8 (AVX2) register tiles reach about 60% of
-  OpenBLAS's packed micro-kernel on large matmuls.
+  strata's register tiles reach about 60% of OpenBLAS's packed micro-kernel on
+  large matmuls. Only their ratio matters to the choice, and both run at the
+  host's FMA peak times an efficiency, so the same rates stand for AVX2 hosts
+  (where both are slower); the host's vector width enters through the register
+  tile (``lanes``): how much of it a small N leaves empty.
 * OpenBLAS packs both operands into panels: ``4 (M K + K N)`` bytes read and
   written per call, which is what makes it lose on skinny matmuls (a few rows
   against a large weight: 4x1024x1024 runs 2.6x faster generated). It calls
@@ -32,8 +35,9 @@ microseconds and both are reported.
 
 BLAS is chosen only when predicted ``MARGIN`` (15%) faster: the generated
 kernel needs no external library, fuses its epilogue and keeps results
-bit-identical across thread counts (so does OpenBLAS's sgemm: it splits M and
-N, never K). The numbers are estimates for ranking, not promises:
+bit-identical across thread counts (OpenBLAS's threaded and sequential drivers
+block K differently, so its results for 1 and 2 threads agree to rounding
+only). The numbers are estimates for ranking, not promises:
 ``strata.compile(..., fusion="measure")`` times both and keeps the faster.
 """
 
@@ -91,9 +95,7 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     # strata-vectorize's register tile: up to 8 rows x (8 registers' worth of lanes)
     reg_m = max(1, min(8, m))
     reg_n = lanes * max(1, 8 // reg_m)
-    width = min(1.0, lanes / 16) ** 0.5  # 8-lane registers: half the lanes, more ILP
-    gen_rate = (GEN_RATE * width * _use(m, reg_m) * (reg_m / 8) ** 0.5 * _use(n, reg_n) *
-                k / (k + 8))
+    gen_rate = GEN_RATE * _use(m, reg_m) * (reg_m / 8) ** 0.5 * _use(n, reg_n) * k / (k + 8)
     gen_threads = 1
     if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
         tiles = batch * math.ceil(m / 64) * math.ceil(n / 128)
