@@ -84,16 +84,16 @@ func.func @skinny(%x: tensor<4x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor<4
 
 // -----
 
-// batch_matmul: 8 products of 256x256x256.
+// batch_matmul: 4 products of 512x512x512 (each B operand larger than half of L2).
 // CHECK-LABEL: func.func @batched
 // CHECK: linalg.batch_matmul {strata.blas}
-// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.batch_matmul at {{.*}} (8x256x256x256; the cost model)
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.batch_matmul at {{.*}} (4x512x512x512; the cost model)
 // PIPELINE-LABEL: func.func @batched
 // PIPELINE: scf.for
 // PIPELINE: func.call @scipy_cblas_sgemm64_
-func.func @batched(%x: tensor<8x256x256xf32>, %w: tensor<8x256x256xf32>) -> tensor<8x256x256xf32> {
-  %0 = "strata.matmul"(%x, %w) : (tensor<8x256x256xf32>, tensor<8x256x256xf32>) -> tensor<8x256x256xf32>
-  return %0 : tensor<8x256x256xf32>
+func.func @batched(%x: tensor<4x512x512xf32>, %w: tensor<4x512x512xf32>) -> tensor<4x512x512xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<4x512x512xf32>, tensor<4x512x512xf32>) -> tensor<4x512x512xf32>
+  return %0 : tensor<4x512x512xf32>
 }
 
 // -----
