@@ -8,7 +8,7 @@ import lit.formats
 config.name = "strata"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py"]
-config.excludes = ["lit.cfg.py", "unit", "Inputs", "__pycache__"]
+config.excludes = ["lit.cfg.py", "unit", "differential", "Inputs", "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
 
@@ -41,7 +41,10 @@ def mlir_bin():
     return os.path.join(list(spec.submodule_search_locations)[0], "bin")
 
 
-strata_opt = tool("strata-opt")
+# The tools' launchers of this checkout (tools/), run with this Python: the tests run the
+# checkout's code, installed or not.
+tools_dir = os.path.join(os.path.dirname(config.test_source_root), "tools")
+strata_opt = f"{python} {os.path.join(tools_dir, 'strata-opt')}"
 config.substitutions.append(("%PYTHON", python))
 config.substitutions.append(("strata-opt", strata_opt))
 config.substitutions.append(("FileCheck", tool("FileCheck", llvm_bin())))

@@ -35,6 +35,7 @@ _LAZY = {
     "CapturedArrayWarning": "strata.frontend.captures",
     "StrataError": "strata.errors",
     "StrataMemoryError": "strata.errors",
+    "StrataPerformanceWarning": "strata.runtime.api",
     "compile": "strata.runtime.api",
     "jit": "strata.runtime.api",
     "parse": "strata.runtime.api",

@@ -112,7 +112,7 @@ def run_model(name, fn, np_fn, args, print_ir, out):
     scale = float(np.max(np.abs(ref))) or 1.0
     sizes = jitted.stats.ir_sizes
     out.write(f"\n{name}\n")
-    out.write("  IR lines per level: " +
+    out.write("  IR ops per level: " +
               ", ".join(f"{k} {v}" for k, v in sizes.items() if k != "layout") + "\n")
     source = " (from the on-disk cache)" if jitted.stats.cache_hits else ""
     out.write(f"  cold compile  {cold * 1e3:9.1f} ms{source}\n")

@@ -1,9 +1,9 @@
 """Parsing of .mlir text into a builtin.module, as mlir-opt does it.
 
-Locations keep the file's own name and line numbers, also for a chunk of a
-``--split-input-file`` input (the chunk is parsed at its original line offset).
-Several top-level ops are wrapped in an implicit module; a single non-module op
-is moved into one.
+Locations keep the file's own name, lines and columns, also for a chunk of a
+``--split-input-file`` input (the chunk is parsed at its original offset).
+Several top-level ops go into MLIR's implicit module, and a single non-module
+op into one, located as mlir-opt locates it (``file:0:0``).
 
 Nesting is limited to ``MAX_NESTING`` (1000) levels of brackets — ``(``, ``[``,
 ``{`` and ``<`` — counted outside strings and comments. MLIR's parser, verifier,
@@ -46,21 +46,36 @@ def _custom_form_diagnostic(text: str, filename: str) -> Diagnostic | None:
 
 def parse_diagnostics(err: ir.MLIRError, text: str | None = None,
                       filename: str = "<unknown>") -> list[Diagnostic]:
-    diags = [Diagnostic.from_mlir(d) for d in err.error_diagnostics]
+    diags = [_renamed(Diagnostic.from_mlir(d), filename) for d in err.error_diagnostics]
     if diags:
         return diags
     found = _custom_form_diagnostic(text, filename) if text is not None else None
     return [found or Diagnostic(filename, str(err))]
 
 
+def _renamed(d: Diagnostic, filename: str) -> Diagnostic:
+    """A diagnostic of ``ir.Module.parse`` (whose buffer is named ``-``) in ``filename``."""
+    if d.location.startswith("-:"):
+        d.location = filename + d.location[1:]
+    for note in d.notes:
+        _renamed(note, filename)
+    return d
+
+
 def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | None = None,
-                 first_line: int = 1) -> ir.Operation:
-    """Parses ``text`` (whose first line is line ``first_line`` of ``filename``)."""
+                 first_line: int = 1, first_col: int = 1) -> ir.Operation:
+    """Parses ``text`` (which starts at ``first_line``:``first_col`` of ``filename``).
+
+    As mlir-opt does: a single ``builtin.module`` is the module; other top-level
+    ops go into an implicit module located at ``filename:0:0`` (a chunk of a
+    split file: where the chunk starts).
+    """
     context = context or ir.Context.current
     ensure_dialect(context)
-    padded = "\n" * (first_line - 1) + text
+    padded = "\n" * (first_line - 1) + " " * (first_col - 1) + text
     check_nesting(padded, filename)
     _reject_known_aborts(padded, filename)
+    implicit_loc = (0, 0) if (first_line, first_col) == (1, 1) else (first_line, first_col)
     with context:
         try:
             op = ir.Operation.parse(padded, source_name=filename)
@@ -68,12 +83,38 @@ def parse_module(text: str, filename: str = "<stdin>", context: ir.Context | Non
             diags = parse_diagnostics(err, padded, filename)
             if not (len(diags) == 1 and "single top-level operation" in diags[0].message):
                 raise StrataError(diagnostics=diags) from None
-            wrapped = _wrap_in_module(padded)
+            # Several top-level ops (or none): MLIR's own implicit module, as mlir-opt makes it.
             try:
-                op = ir.Operation.parse(wrapped, source_name=filename)
+                module = ir.Module.parse(padded)
             except ir.MLIRError as err2:
-                raise StrataError(diagnostics=parse_diagnostics(err2, wrapped, filename)) from None
-        return _owned_by_module(op.operation)
+                raise StrataError(diagnostics=parse_diagnostics(err2, padded, filename)) from None
+            _rename_buffer(module.operation, filename)
+            module.operation.location = ir.Location.file(filename, *implicit_loc)
+            return module.operation
+        return _owned_by_module(op.operation, ir.Location.file(filename, *implicit_loc))
+
+
+def _rename_buffer(root: ir.Operation, filename: str) -> None:
+    """Locations in ``ir.Module.parse``'s buffer (named ``-``) moved to ``filename``."""
+
+    def renamed(loc):
+        if loc.is_a_file() and loc.filename == "-":
+            return ir.Location.file(filename, loc.start_line, loc.start_col)
+        return None
+
+    def visit(op):
+        new = renamed(op.location)
+        if new is not None:
+            op.location = new
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    new = renamed(arg.location)
+                    if new is not None:
+                        arg.set_location(new)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
 
 
 MAX_NESTING = 1000
@@ -132,39 +173,15 @@ def _reject_known_aborts(text: str, filename: str) -> None:
             raise StrataError(message, location=f"{filename}:{line}:{col}")
 
 
-_ALIAS = re.compile(r"^\s*[#!][\w.$\-]+\s*=")
-
-
-def _wrap_in_module(text: str) -> str:
-    """``module { ... }`` around the top-level ops, keeping aliases outside and lines in place.
-
-    ``module {`` goes at the end of the last alias definition (or on a blank line)
-    before the first op, so no line moves; only if there is no such line does it
-    precede the first line.
-    """
-    lines = text.split("\n")
-    first_op = next((i for i, line in enumerate(lines)
-                     if line.strip() and not line.strip().startswith("//")
-                     and not _ALIAS.match(line)), len(lines))
-    aliases = [i for i in range(first_op) if _ALIAS.match(lines[i])]
-    blanks = [i for i in range(first_op) if not lines[i].strip()]
-    if aliases:
-        lines[aliases[-1]] += " module {"
-    elif blanks:
-        lines[blanks[-1]] = "module {"
-    else:
-        lines[0] = "module {" + lines[0]
-    return "\n".join(lines) + "\n}"
-
-
-def _owned_by_module(op: ir.Operation) -> ir.Operation:
+def _owned_by_module(op: ir.Operation, implicit: ir.Location) -> ir.Operation:
     """Moves a parsed top-level op (or a parsed module's contents) into an ``ir.Module``.
 
     Passes such as the transform interpreter need the payload to be owned by an
-    ``ir.Module``; a bare ``Operation.parse`` result corrupts memory there.
+    ``ir.Module``; a bare ``Operation.parse`` result corrupts memory there. A
+    single op other than a module goes into an implicit one, at ``implicit``.
     """
     with ir.Location.unknown():
-        module = ir.Module.create(loc=op.location)
+        module = ir.Module.create(loc=op.location if op.name == "builtin.module" else implicit)
     if op.name != "builtin.module":
         module.body.append(op)
         return module.operation

@@ -1,8 +1,9 @@
 # RUN: %PYTHON %s | FileCheck %s
 #
 # A failing pipeline run from Python: the PipelineError names the pass, the
-# op's location, the saved input IR and the strata-opt command that reproduces
-# the failure; running that command fails the same way.
+# op's location, the pipeline's input IR (snapshotted once, saved only on
+# failure) and the strata-opt command that reproduces the failure; running that
+# command fails the same way.
 
 import os
 import shlex
@@ -37,8 +38,8 @@ with new_context() as ctx:
 
 # The op's location, the pass, the saved file and the command.
 # CHECK: model.mlir:2:8: error: level 'llvm' allows only llvm ops; found 'strata.relu'
-# CHECK-NEXT: note: pass 'strata-check-level' failed; its input IR is saved in [[PATH:.+strata-repro-.+\.mlir]]
-# CHECK-NEXT: note: reproduce with: strata-opt --pass-pipeline='builtin.module(strata-check-level{level=llvm})' [[PATH]]
+# CHECK-NEXT: note: pass 'strata-check-level' failed; the pipeline's input IR is saved in [[PATH:.+strata-repro-.+\.mlir]]
+# CHECK-NEXT: note: reproduce with: strata-opt --pass-pipeline='builtin.module(strata-verify, strata-check-level{level=llvm})' [[PATH]]
 # CHECK-NEXT: note: add --mlir-print-ir-after-all
 # CHECK-NEXT: stage: strata-check-level
 # CHECK-NOT: no error
@@ -46,7 +47,7 @@ with new_context() as ctx:
 print("saved in repro dir:", os.path.dirname(path) == repro_dir)
 # CHECK: saved in repro dir: True
 saved = open(path).read()
-# The saved IR is the failing pass's input, with locations.
+# The saved IR is the pipeline's input, with locations.
 print("saved has relu:", '"strata.relu"' in saved, "loc:", "model.mlir" in saved)
 # CHECK: saved has relu: True loc: True
 

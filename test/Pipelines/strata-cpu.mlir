@@ -21,46 +21,49 @@
 // CHECK: llvm.return
 // CHECK-NOT: llvm.func
 
-// DUMP: IR Dump After strata-verify
-// DUMP: IR Dump After strata-canonicalize
-// DUMP: IR Dump After strata-check-level{level=strata}
+// DUMP: IR Dump After StrataVerify (strata-verify)
+// DUMP: IR Dump After StrataCanonicalize (strata-canonicalize)
+// DUMP: IR Dump After StrataCheckLevel (strata-check-level)
 // DUMP-NEXT: module {
 // DUMP: "strata.matmul"
-// DUMP: IR Dump After strata-to-linalg
-// DUMP: IR Dump After strata-check-level{level=linalg}
+// DUMP: IR Dump After StrataToLinalg (strata-to-linalg)
+// DUMP: IR Dump After StrataCheckLevel (strata-check-level)
 // DUMP-NOT: strata.
 // DUMP: linalg.matmul
-// DUMP: IR Dump After strata-fuse
-// DUMP: IR Dump After strata-check-level{level=fused}
+// DUMP: IR Dump After StrataFuse (strata-fuse)
+// DUMP: IR Dump After StrataCheckLevel (strata-check-level)
 // DUMP-NOT: linalg.softmax
-// DUMP: IR Dump After strata-check-level{level=layout}
-// DUMP: IR Dump After one-shot-bufferize
-// DUMP: IR Dump After buffer-results-to-out-params
-// DUMP: IR Dump After buffer-deallocation-pipeline
-// DUMP: IR Dump After strata-check-level{level=bufferized}
+// DUMP: IR Dump After StrataLayout (strata-layout)
+// DUMP: IR Dump After StrataCheckLevel (strata-check-level)
+// DUMP: IR Dump After OneShotBufferizePass (one-shot-bufferize)
+// DUMP: IR Dump After BufferResultsToOutParamsPass (buffer-results-to-out-params)
+// DUMP: IR Dump After OwnershipBasedBufferDeallocationPass (ownership-based-buffer-deallocation)
+// DUMP: IR Dump After StrataWorkspace (strata-workspace)
+// DUMP: IR Dump After StrataCheckLevel (strata-check-level)
 // DUMP-NOT: tensor<
 // DUMP: func.func @mlp(%{{.+}}: memref<4x8xf32>, %{{.+}}: memref<8x16xf32>, %{{.+}}: memref<16xf32>, %{{.+}}: memref<4x16xf32>, %{{.+}}: memref<64xi8>)
-// DUMP: IR Dump After convert-func-to-llvm
-// DUMP: IR Dump After reconcile-unrealized-casts
-// DUMP: IR Dump After strata-check-level{level=llvm}
+// DUMP: IR Dump After ConvertFuncToLLVMPass (convert-func-to-llvm)
+// DUMP: IR Dump After ReconcileUnrealizedCastsPass (reconcile-unrealized-casts)
+// DUMP: IR Dump After StrataCheckLevel (strata-check-level)
 // DUMP-NEXT: module {
 // DUMP: llvm.func @mlp(
 // DUMP-NOT: IR Dump
 
-// NOFUSE: IR Dump After strata-check-level{level=linalg}
+// NOFUSE: IR Dump After StrataToLinalg (strata-to-linalg)
+// NOFUSE: IR Dump After StrataCheckLevel (strata-check-level)
 // NOFUSE-NOT: strata-fuse
-// NOFUSE: IR Dump After strata-decompose
+// NOFUSE: IR Dump After StrataDecompose (strata-decompose)
 // NOFUSE-NOT: strata-fuse
-// NOFUSE: IR Dump After strata-check-level{level=fused}
+// NOFUSE: IR Dump After StrataCheckLevel (strata-check-level)
 // NOFUSE-NOT: strata-fuse
-// NOFUSE: IR Dump After strata-check-level{level=llvm}
-// NOFUSE-BLAS: IR Dump After strata-decompose
-// NOFUSE-BLAS-NEXT: #map
-// NOFUSE-BLAS: IR Dump After strata-fuse{elementwise=false epilogue=false {{.*}} blas=auto}
-// NOFUSE-BLAS-NOT: IR Dump After strata-fuse
-// NOFUSE-BLAS: IR Dump After strata-check-level{level=fused}
-// NOFUSE-BLAS-NOT: IR Dump After strata-fuse
-// NOFUSE-BLAS: IR Dump After strata-check-level{level=llvm}
+// NOFUSE: IR Dump After StrataLowerVectors (strata-lower-vectors)
+// NOFUSE: IR Dump After StrataCheckLevel (strata-check-level)
+// NOFUSE-BLAS: IR Dump After StrataDecompose (strata-decompose)
+// NOFUSE-BLAS: IR Dump After StrataFuse (strata-fuse)
+// NOFUSE-BLAS-COUNT-3: linalg.generic
+// NOFUSE-BLAS: IR Dump After StrataCheckLevel (strata-check-level)
+// NOFUSE-BLAS-NOT: strata-fuse
+// NOFUSE-BLAS: IR Dump After StrataLowerVectors (strata-lower-vectors)
 func.func @mlp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   %0 = "strata.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   %1 = "strata.add"(%0, %b) : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>

@@ -321,3 +321,19 @@ func.func @matmul_two_users(%x: tensor<128x64xf32>, %w: tensor<64x256xf32>, %b: 
   %2 = "strata.relu"(%0) : (tensor<128x256xf32>) -> tensor<128x256xf32>
   return %1, %2 : tensor<128x256xf32>, tensor<128x256xf32>
 }
+
+// -----
+
+// A matmul with an empty result (found by test_program_fuzz.py) has no epilogue to
+// tile: it is left alone (the tile sizes used to divide by its zero dim).
+// CHECK-LABEL: func.func @matmul_empty
+// CHECK-NOT: scf.for
+// CHECK: linalg.matmul {{.*}} -> tensor<0x5xf32>
+// CHECK: linalg.generic
+// REPORT: {{.*}}fuse.mlir:[[@LINE+4]]:8: remark: strata-fuse: not tiling the epilogue: it has no elements
+// REPORT-NOT: remark
+func.func @matmul_empty(%x: tensor<0x4xf32>, %w: tensor<4x5xf32>) -> tensor<0x5xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<0x4xf32>, tensor<4x5xf32>) -> tensor<0x5xf32>
+  %1 = "strata.relu"(%0) : (tensor<0x5xf32>) -> tensor<0x5xf32>
+  return %1 : tensor<0x5xf32>
+}

@@ -3,7 +3,7 @@
 // RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
 // RUN: not strata-opt %s --strata-parallelize=threads=0 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: strata-opt: error: strata-parallelize: option 'threads' must be at least 1, got 0
+// BAD: <unknown>:0: error: strata-parallelize: option 'threads' must be at least 1, got 0
 
 // Compute-heavy elementwise op (exp + div per element over 1024x1024: about
 // 8.4M cost units): the rows are split into 2 chunks of an scf.forall.

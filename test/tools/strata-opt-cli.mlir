@@ -1,5 +1,6 @@
 // IR printing around passes, timing, textual pipelines mixing strata and
-// upstream passes, and stdin input.
+// upstream passes, and stdin input. Dumps and the timing report are MLIR's own
+// (strata's passes run in MLIR's PassManager), in mlir-opt's form.
 
 // RUN: strata-opt %s --strata-canonicalize --cse --mlir-print-ir-after-all 2>&1 | FileCheck %s --check-prefix=AFTER
 // RUN: strata-opt %s --strata-canonicalize --cse --mlir-print-ir-before=strata-canonicalize 2>&1 | FileCheck %s --check-prefix=BEFORE
@@ -16,7 +17,7 @@
 
 // AFTER-NOT: Traceback
 // AFTER-NOT: IR Dump Before
-// AFTER: // -----// IR Dump After strata-canonicalize{max-fold-elements=64 max-iterations=10} //----- //
+// AFTER: // -----// IR Dump After StrataCanonicalize (strata-canonicalize) //----- //
 // AFTER-NEXT: module {
 // AFTER-NEXT: func.func @f(%[[X:[a-z0-9]+]]: tensor<4xf32>) -> (tensor<2x4xf32>, index, index) {
 // AFTER-NEXT: %[[E:.+]] = "strata.exp"(%[[X]])
@@ -25,7 +26,7 @@
 // AFTER-NEXT: %[[I:.+]] = arith.constant 4 : index
 // AFTER-NEXT: %[[J:.+]] = arith.constant 4 : index
 // AFTER-NEXT: return %[[A]], %[[I]], %[[J]]
-// AFTER: // -----// IR Dump After cse //----- //
+// AFTER: // -----// IR Dump After CSE (cse) //----- //
 // AFTER-NEXT: module {
 // AFTER-NEXT: func.func @f(%[[X:[a-z0-9]+]]: tensor<4xf32>) -> (tensor<2x4xf32>, index, index) {
 // AFTER-NEXT: %[[E:.+]] = "strata.exp"(%[[X]])
@@ -44,25 +45,25 @@
 // AFTER-NOT: IR Dump
 // AFTER-NOT: Traceback
 
-// BEFORE: // -----// IR Dump Before strata-canonicalize{max-fold-elements=64 max-iterations=10} //----- //
+// BEFORE: // -----// IR Dump Before StrataCanonicalize (strata-canonicalize) //----- //
 // BEFORE-NEXT: module {
 // BEFORE-NEXT: func.func @f
 // BEFORE-NEXT: "strata.constant"
 // BEFORE-NOT: IR Dump
 
-// AFTERCSE-NOT: IR Dump After strata-canonicalize
-// AFTERCSE: // -----// IR Dump After cse //----- //
+// AFTERCSE-NOT: IR Dump After StrataCanonicalize
+// AFTERCSE: // -----// IR Dump After CSE (cse) //----- //
 // AFTERCSE-NOT: IR Dump
 
-// BEFOREALL: // -----// IR Dump Before strata-canonicalize{max-fold-elements=64 max-iterations=10} //----- //
+// BEFOREALL: // -----// IR Dump Before StrataCanonicalize (strata-canonicalize) //----- //
 // BEFOREALL: "strata.constant"
-// BEFOREALL: // -----// IR Dump Before cse //----- //
+// BEFOREALL: // -----// IR Dump Before CSE (cse) //----- //
 // BEFOREALL-NOT: "strata.mul"
 // BEFOREALL-NOT: IR Dump
 
-// DEBUGINFO: // -----// IR Dump After strata-canonicalize
+// DEBUGINFO: // -----// IR Dump After StrataCanonicalize (strata-canonicalize)
 // DEBUGINFO: "strata.exp"(%arg0) : (tensor<4xf32>) -> tensor<4xf32> loc(#[[LOC:loc[0-9]+]])
-// DEBUGINFO: #[[LOC]] = loc("{{.*}}strata-opt-cli.mlir":[[# @LINE + 63]]:8)
+// DEBUGINFO: #[[LOC]] = loc("{{.*}}strata-opt-cli.mlir":[[# @LINE + 72]]:8)
 
 // TIMING-NOT: IR Dump
 // TIMING: ===-------------------------------------------------------------------------===
@@ -71,16 +72,20 @@
 // TIMING-NEXT: Total Execution Time: {{[0-9]+\.[0-9]+}} seconds
 // TIMING-EMPTY:
 // TIMING-NEXT: ----Wall Time----  ----Name----
-// TIMING-NEXT: {{[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  strata-canonicalize{max-fold-elements=64 max-iterations=10}
-// TIMING-NEXT: {{[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  cse
-// TIMING-NEXT: {{[0-9]+\.[0-9]+}} (100.0%)  Total
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  Parser
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  StrataCanonicalize
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  CSE
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)    (A) DominanceInfo
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  Output
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} ({{ *[0-9]+\.[0-9]}}%)  Rest
+// TIMING-NEXT: {{^}}  {{ *[0-9]+\.[0-9]+}} (100.0%)  Total
 // TIMING-NOT: {{.}}
 
-// PIPE: // -----// IR Dump After strata-canonicalize{max-fold-elements=64 max-iterations=10} //----- //
+// PIPE: // -----// IR Dump After StrataCanonicalize (strata-canonicalize) //----- //
 // PIPE: arith.constant 4 : index
 // PIPE-NEXT: arith.constant 4 : index
-// PIPE: // -----// IR Dump After func.func(cse) //----- //
-// PIPE-NEXT: module {
+// The scope of a nested pass's dump is the op it ran on, as in mlir-opt.
+// PIPE: // -----// IR Dump After CSE (cse) //----- //
 // PIPE-NEXT: func.func @f(%[[X:[a-z0-9]+]]: tensor<4xf32>) -> (tensor<2x4xf32>, index, index) {
 // PIPE-NEXT: %[[E:.+]] = "strata.exp"(%[[X]])
 // PIPE-NEXT: %[[B:.+]] = "strata.broadcast_to"(%[[E]])
@@ -91,13 +96,18 @@
 
 // Options inside a textual pipeline reach the pass: max-fold-elements=1 keeps
 // the 4-element fold in @g from happening.
-// OPTS: ----Wall Time----  ----Name----
-// OPTS-NEXT: strata-canonicalize{max-fold-elements=1 max-iterations=10}
-// OPTS-NEXT: func.func(canonicalize{max-iterations=2})
-// OPTS-NEXT: func.func(cse)
-// OPTS-NEXT: Total
+// The output comes first; the timing report, as mlir-opt prints it, at exit.
 // OPTS: "strata.constant"() {value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>}
 // OPTS: "strata.neg"
+// OPTS: ----Wall Time----  ----Name----
+// OPTS-NEXT: Parser
+// OPTS-NEXT: StrataCanonicalize
+// OPTS-NEXT: 'func.func' Pipeline
+// OPTS-NEXT: Canonicalizer
+// OPTS-NEXT: CSE
+// OPTS: Output
+// OPTS-NEXT: Rest
+// OPTS-NEXT: Total
 
 // OUT-NOT: IR Dump
 // OUT: module {

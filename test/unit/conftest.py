@@ -3,5 +3,25 @@
 import os
 import tempfile
 
+import pytest
+
 _CACHE = tempfile.mkdtemp(prefix="strata-test-cache-")
 os.environ["STRATA_CACHE_DIR"] = _CACHE
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="run the slow tests, and many more examples of the fuzzers")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: runs only with --slow (long local runs)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

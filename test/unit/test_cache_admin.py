@@ -17,7 +17,8 @@ STRATA = os.path.join(os.path.dirname(sys.executable), "strata")
 PROGRAM = """
 import sys
 import numpy as np, strata
-f = strata.jit(lambda x, w: strata.relu(x @ w), max_variants=int(sys.argv[2]))
+f = strata.jit(lambda x, w: strata.relu(x @ w), max_variants=int(sys.argv[2]),
+               automatic_dynamic=False)  # one cache entry per shape
 for n in [int(v) for v in sys.argv[1].split(",")]:
     x, w = np.ones((n, 4), np.float32), np.ones((4, 3), np.float32)
     assert np.array_equal(f(x, w), np.full((n, 3), 4, np.float32))

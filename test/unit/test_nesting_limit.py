@@ -92,9 +92,8 @@ def test_the_driver_thread_hands_back_code_and_errors(capsys):
 
 @pytest.mark.parametrize("element", ["func.func(", "func.func{x=1}("])
 def test_a_deep_pass_pipeline_is_a_syntax_error(element):
-    from strata.pipelines.runner import stages_for
-    from strata.pipelines.text import MAX_DEPTH, parse_pipeline
+    from strata.pipelines.runner import MAX_DEPTH, _elements
 
-    parse_pipeline("builtin.module(" + element * (MAX_DEPTH - 1) + "cse" + ")" * MAX_DEPTH)
+    _elements(element * MAX_DEPTH + "cse" + ")" * MAX_DEPTH)
     with pytest.raises(StrataError, match=f"pass pipeline nested deeper than {MAX_DEPTH} levels"):
-        stages_for("builtin.module(" + element * 5000 + "cse" + ")" * 5001)
+        _elements(element * 5000 + "cse" + ")" * 5000)

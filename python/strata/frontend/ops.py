@@ -1,4 +1,7 @@
-"""Op builders over Tensor proxies: each infers the result type and emits one strata op.
+"""Op builders over Tensor proxies: each emits strata ops through their op classes.
+
+The classes (generated from dialects/StrataOps.td, extended in dialects/strata.py)
+infer each result type with strata's shape rules.
 
 Every builder records the user's source line as the op's location, and a
 broken shape or dtype rule raises :class:`strata.StrataError` located there,
@@ -16,6 +19,7 @@ from mlir import ir
 
 from ..dialect import shapes as S
 from ..dialect.types import dtype_of_numpy, numpy_dtype, tensor_type
+from ..dialects import strata
 from ..errors import StrataError
 from .captures import warn_if_writable
 from .locations import location_text, user_location
@@ -56,14 +60,15 @@ def _scope_of(values):
     return scope
 
 
-def _emit(scope, name: str, operands, result_shape, result_dtype, attrs=None) -> Tensor:
+def _emit(scope, op_class, *args, **attrs) -> Tensor:
+    """One strata op, built by its op class (dialects/strata.py: the generated class, whose
+    result type the shape rules infer) at the scope's insertion point and the user's line.
+
+    ``args`` are the class's operands (Tensors) and attributes in order; a broken rule
+    raises ShapeError, which the public builders turn into a located StrataError."""
+    args = [a.value if isinstance(a, Tensor) else a for a in args]
     with scope.context, scope.insertion_point, user_location():
-        op = ir.Operation.create(
-            f"strata.{name}",
-            results=[tensor_type(result_shape, result_dtype)],
-            operands=[o.value for o in operands],
-            attributes=attrs or {},
-        )
+        op = op_class(*args, **attrs)
     return Tensor(op.result, scope)
 
 
@@ -86,7 +91,7 @@ def _splat(scope, value, dtype: str) -> Tensor:
                                    "tensor") from None
             attr = ir.FloatAttr.get(elem, number)
         dense = ir.DenseElementsAttr.get_splat(t, attr)
-    return _emit(scope, "constant", [], (), dtype, {"value": dense})
+    return _emit(scope, strata.ConstantOp, dense)
 
 
 _SCALARS = (int, float, np.integer, np.floating, bool)
@@ -136,8 +141,7 @@ def _scalar_dtype(values) -> str:
 
 def _binary(name, lhs, rhs):
     scope, (a, b) = _as_tensors(lhs, rhs)
-    shape, dtype = S.elementwise(name, a.shape, b.shape, a.dtype, b.dtype)
-    return _emit(scope, name, [a, b], shape, dtype)
+    return _emit(scope, strata.op_class(f"strata.{name}"), a, b)
 
 
 @_user_errors
@@ -169,8 +173,7 @@ def div(lhs, rhs):
         return _binary("div", lhs, rhs)
     scope, operands = _as_tensors(lhs, rhs, dtype="f32")
     a, b = (t if t.dtype in S.FLOAT_DTYPES else _cast(scope, t, "f32") for t in operands)
-    shape, dtype = S.elementwise("div", a.shape, b.shape, a.dtype, b.dtype)
-    return _emit(scope, "div", [a, b], shape, dtype)
+    return _emit(scope, strata.DivOp, a, b)
 
 
 @_user_errors
@@ -215,10 +218,7 @@ def pow(lhs, rhs):  # noqa: A001 - numpy's name
 
 def _unary(name, x, **attrs):
     scope, (x,) = _as_tensors(x)
-    shape, dtype = S.unary(name, x.shape, x.dtype, attrs.get("approximate", "none"))
-    with scope.context:
-        mlir_attrs = {k: ir.StringAttr.get(v) for k, v in attrs.items()}
-    return _emit(scope, name, [x], shape, dtype, mlir_attrs)
+    return _emit(scope, strata.op_class(f"strata.{name}"), x, **attrs)
 
 
 def _make_unary(name, doc):
@@ -252,10 +252,7 @@ def gelu(x, approximate: str = "none"):
 
 def _compare(predicate, lhs, rhs):
     scope, (a, b) = _as_tensors(lhs, rhs)
-    shape, dtype = S.compare(a.shape, b.shape, a.dtype, b.dtype, predicate)
-    with scope.context:
-        attrs = {"predicate": ir.StringAttr.get(predicate)}
-    return _emit(scope, "compare", [a, b], shape, dtype, attrs)
+    return _emit(scope, strata.CompareOp, a, b, predicate)
 
 
 def _make_compare(name, predicate):
@@ -296,16 +293,14 @@ def where(condition, true_value, false_value):
                 raise S.ShapeError(f"cannot use a {type(v).__name__} as a tensor operand")
         dtype = _scalar_dtype(values)
     _, (t, f) = _as_tensors(*values, scope=scope, dtype=dtype)
-    shape, dtype = S.select(condition.shape, t.shape, f.shape, condition.dtype, t.dtype, f.dtype)
-    return _emit(scope, "select", [condition, t, f], shape, dtype)
+    return _emit(scope, strata.SelectOp, condition, t, f)
 
 
 @_user_errors
 def matmul(lhs, rhs):
     """numpy ``@``: 1-D, 2-D and batched with broadcast batch dims."""
     scope, (a, b) = _as_tensors(lhs, rhs)
-    shape, dtype = S.matmul(a.shape, b.shape, a.dtype, b.dtype)
-    return _emit(scope, "matmul", [a, b], shape, dtype)
+    return _emit(scope, strata.MatmulOp, a, b)
 
 
 def _axes(x, axis):
@@ -318,13 +313,8 @@ def _axes(x, axis):
 
 def _reduce(name, x, axis, keepdims):
     scope, (x,) = _as_tensors(x)
-    axes = _axes(x, axis)
-    shape, dtype = S.reduce(name, x.shape, x.dtype, axes, keepdims)
-    with scope.context:
-        attrs = {"axes": ir.DenseI64ArrayAttr.get(axes)}
-        if keepdims:
-            attrs["keepdims"] = ir.BoolAttr.get(True)
-    return _emit(scope, name, [x], shape, dtype, attrs)
+    return _emit(scope, strata.op_class(f"strata.{name}"), x, _axes(x, axis),
+                 keepdims=True if keepdims else None)
 
 
 @_user_errors
@@ -345,23 +335,11 @@ def mean(x, axis=None, keepdims=False):
     return _reduce("mean", x, axis, keepdims)
 
 
-def _i64(scope, v):
-    with scope.context:
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v))
-
-
-def _i64s(scope, v):
-    with scope.context:
-        return ir.DenseI64ArrayAttr.get([int(x) for x in v])
-
-
 @_user_errors
 def softmax(x, axis: int = -1):
     """Softmax along ``axis``, in the numerically stable form."""
     scope, (x,) = _as_tensors(x)
-    shape, dtype = S.softmax(x.shape, x.dtype, axis)
-    attrs = {} if axis == -1 else {"axis": _i64(scope, axis)}
-    return _emit(scope, "softmax", [x], shape, dtype, attrs)
+    return _emit(scope, strata.SoftmaxOp, x, axis=None if axis == -1 else int(axis))
 
 
 @_user_errors
@@ -380,15 +358,9 @@ def layer_norm(x, scale=None, bias=None, axis: int = -1, epsilon: float = 1e-5):
     if bias is None:
         bias = _constant_in(scope, np.zeros(normalized, np_dtype), x.dtype)
     _, (_, scale, bias) = _as_tensors(x, scale, bias)
-    shape, dtype = S.layer_norm(x.shape, scale.shape, bias.shape,
-                                [x.dtype, scale.dtype, bias.dtype], axis, epsilon)
-    attrs = {}
-    with scope.context, user_location():
-        if axis != -1:
-            attrs["axis"] = _i64(scope, axis)
-        if epsilon != 1e-5:
-            attrs["epsilon"] = ir.FloatAttr.get(ir.F64Type.get(), float(epsilon))
-    return _emit(scope, "layer_norm", [x, scale, bias], shape, dtype, attrs)
+    return _emit(scope, strata.LayerNormOp, x, scale, bias,
+                 axis=None if axis == -1 else int(axis),
+                 epsilon=None if epsilon == 1e-5 else float(epsilon))
 
 
 @_user_errors
@@ -413,8 +385,7 @@ def reshape(x, shape: Sequence[int]):
                                f"elements) into {shape}")
         else:
             shape[shape.index(-1)] = total // known
-    out, dtype = S.reshape(x.shape, x.dtype, tuple(shape))
-    return _emit(scope, "reshape", [x], out, dtype)
+    return _emit(scope, strata.ReshapeOp, x, shape)
 
 
 @_user_errors
@@ -423,16 +394,14 @@ def transpose(x, permutation: Sequence[int] | None = None):
     scope, (x,) = _as_tensors(x)
     perm = list(range(x.ndim))[::-1] if permutation is None else [int(p) for p in permutation]
     perm = [p + x.ndim if p < 0 else p for p in perm]
-    shape, dtype = S.transpose(x.shape, x.dtype, perm)
-    return _emit(scope, "transpose", [x], shape, dtype, {"permutation": _i64s(scope, perm)})
+    return _emit(scope, strata.TransposeOp, x, perm)
 
 
 @_user_errors
 def broadcast_to(x, shape: Sequence[int]):
     """numpy ``broadcast_to``."""
     scope, (x,) = _as_tensors(x)
-    out, dtype = S.broadcast_to(x.shape, x.dtype, tuple(shape))
-    return _emit(scope, "broadcast_to", [x], out, dtype)
+    return _emit(scope, strata.BroadcastToOp, x, shape)
 
 
 @_user_errors
@@ -445,16 +414,12 @@ def concat(values: Sequence, axis: int = 0):
     S.concat([t.shape for t in tensors], [t.dtype for t in tensors], axis)  # all-input check
     out = tensors[0]
     for t in tensors[1:]:  # strata.concat is binary: a left-to-right chain
-        shape, dtype = S.concat([out.shape, t.shape], [out.dtype, t.dtype], axis)
-        out = _emit(scope, "concat", [out, t], shape, dtype, {"axis": _i64(scope, axis)})
+        out = _emit(scope, strata.ConcatOp, out, t, int(axis))
     return out
 
 
 def _slice(scope, x, starts, limits, steps):
-    shape, dtype = S.slice_(x.shape, x.dtype, starts, limits, steps)
-    attrs = {k: _i64s(scope, v)
-             for k, v in (("starts", starts), ("limits", limits), ("steps", steps))}
-    return _emit(scope, "slice", [x], shape, dtype, attrs)
+    return _emit(scope, strata.SliceOp, x, starts, limits, steps)
 
 
 @_user_errors
@@ -526,8 +491,7 @@ def getitem(x, index):
            for d, (lo, hi, st) in enumerate(zip(starts, limits, steps, strict=True))):
         y = _slice(scope, x, starts, limits, steps)
     if tuple(out_shape) != y.shape:
-        shape, dtype = S.reshape(y.shape, y.dtype, tuple(out_shape))
-        y = _emit(scope, "reshape", [y], shape, dtype)
+        y = _emit(scope, strata.ReshapeOp, y, out_shape)
     return y
 
 
@@ -552,23 +516,15 @@ def conv2d(x, filter, stride=1, padding=0, dilation=1, layout: str = "NCHW"):  #
     """
     scope, (x, w) = _as_tensors(x, filter)
     strides, pad, dil = _pair(stride), _padding4(padding), _pair(dilation)
-    shape, dtype = S.conv2d(x.shape, w.shape, [x.dtype, w.dtype], strides, pad, dil, layout)
-    with scope.context:
-        attrs = {"strides": _i64s(scope, strides), "padding": _i64s(scope, pad),
-                 "dilations": _i64s(scope, dil), "layout": ir.StringAttr.get(layout)}
-    return _emit(scope, "conv2d", [x, w], shape, dtype, attrs)
+    return _emit(scope, strata.Conv2dOp, x, w, strides, pad, dil, layout)
 
 
 def _pool(name, x, kernel, stride, padding, layout):
     scope, (x,) = _as_tensors(x)
     kernel = _pair(kernel)
     strides = kernel if stride is None else _pair(stride)
-    pad = _padding4(padding)
-    shape, dtype = S.pool2d(name, x.shape, x.dtype, kernel, strides, pad, layout)
-    with scope.context:
-        attrs = {"kernel": _i64s(scope, kernel), "strides": _i64s(scope, strides),
-                 "padding": _i64s(scope, pad), "layout": ir.StringAttr.get(layout)}
-    return _emit(scope, name, [x], shape, dtype, attrs)
+    return _emit(scope, strata.op_class(f"strata.{name}"), x, kernel, strides,
+                 _padding4(padding), layout)
 
 
 @_user_errors
@@ -602,7 +558,7 @@ def _constant_in(scope, value, dtype):
                            f"(expected one of {', '.join(S.DTYPES)})")
     with scope.context, user_location():
         attr = dense_attr(array, dtype)
-    return _emit(scope, "constant", [], array.shape, dtype, {"value": attr})
+    return _emit(scope, strata.ConstantOp, attr)
 
 
 @_user_errors
@@ -619,8 +575,7 @@ def constant(value, dtype: str | None = None, *, like: Tensor | None = None) -> 
 
 
 def _cast(scope, x, dtype):
-    shape, out = S.cast(x.shape, x.dtype, dtype)
-    return _emit(scope, "cast", [x], shape, out)
+    return _emit(scope, strata.CastOp, x, dtype)
 
 
 @_user_errors

@@ -1,4 +1,13 @@
-"""The base of strata's Python passes: typed options, located diagnostics, failure."""
+"""The base of strata's Python passes: typed options, located diagnostics, failure.
+
+A pass is a frozen dataclass whose fields are its options, declared once with
+:func:`option` (type = the field's annotation, range, help text) and checked
+when the pass is built, from a pipeline's text (``from_options``) or from
+Python alike. ``run(module)`` gets the ``builtin.module`` and visits the
+functions it works on; it reports with ``error``/``remark`` and stops with
+``fail``. The pipelines package (above this one) adds passes to MLIR's own
+PassManager; a pass knows nothing of pipelines, tools or the runtime.
+"""
 
 from __future__ import annotations
 
@@ -11,21 +20,26 @@ from typing import ClassVar
 
 from mlir import ir
 
-from ..errors import Diagnostic, StrataError, format_location
-from ..pipelines.text import parse_options
+from ..errors import Diagnostic, format_location
 
-__all__ = ["Pass", "PassFailure", "OptionError", "Option", "option", "threads_option",
-           "option_help", "check_threads"]
+__all__ = ["Pass", "PassPipeline", "Options", "PassFailure", "OptionError", "OptionSyntaxError", "Option",
+           "option", "threads_option", "option_help", "check_threads", "parse_options",
+           "collect_ops", "drop_attributes"]
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 MAX_THREADS = 1024
 
 
 class PassFailure(Exception):
-    """A pass reported errors; ``diagnostics`` says where and why."""
+    """A pass reported errors; ``diagnostics`` says where and why.
 
-    def __init__(self, diagnostics: list[Diagnostic]):
+    ``locations`` holds the ``ir.Location`` of each diagnostic (or None), so that
+    the pass manager can emit the errors through MLIR's diagnostic engine.
+    """
+
+    def __init__(self, diagnostics: list[Diagnostic], locations=None):
         self.diagnostics = diagnostics
+        self.locations = list(locations) if locations is not None else [None] * len(diagnostics)
         super().__init__("\n".join(str(d) for d in diagnostics))
 
 
@@ -33,14 +47,25 @@ class OptionError(ValueError):
     """A bad pass option: unknown name, a value of the wrong type or out of its range."""
 
 
+class OptionSyntaxError(OptionError):
+    """Malformed option text (``{=3}``); ``reason`` says what, ``pos`` is its offset in the text."""
+
+    def __init__(self, reason: str, text: str, pos: int):
+        self.reason = reason
+        self.text = text
+        self.pos = pos
+        super().__init__(reason)
+
+
 @dataclasses.dataclass(frozen=True)
 class Option:
     """What values one pass option takes, beyond its type (the field's annotation).
 
-    ``min``/``max`` bound a number (an int is always within int64); ``choices``
-    lists the values of a string option (``noun`` names one in messages:
-    ``unknown level 'x' (levels: ...)``); ``pattern`` is a regex a string value
-    must match in full, ``form`` what that looks like to a user.
+    ``help`` is its one-line description (``--list-passes``); ``min``/``max``
+    bound a number (an int is always within int64); ``choices`` lists the values
+    of a string option (``noun`` names one in messages: ``unknown level 'x'
+    (levels: ...)``); ``pattern`` is a regex a string value must match in full,
+    ``form`` what that looks like to a user.
     """
 
     min: int | float | None = None
@@ -49,6 +74,7 @@ class Option:
     pattern: str | None = None
     form: str = ""
     noun: str = ""
+    help: str = ""
 
     def describe(self) -> str:
         """The constraint as ``--list-passes`` shows it ("" when there is none)."""
@@ -63,20 +89,22 @@ class Option:
         return f"like {self.form}" if self.form else ""
 
 
-def option(default, *, min=None, max=None, choices=(), pattern=None, form="", noun=""):
-    """Declares a pass option field: ``max_iterations: int = option(10, min=1)``.
+def option(default, *, help="", min=None, max=None, choices=(), pattern=None, form="",  # noqa: A002
+           noun=""):
+    """Declares a pass option field: ``max_iterations: int = option(10, min=1, help=...)``.
 
     The type is the field's annotation (bool, int, float or str); every strata
-    pass declares its options this way and :meth:`Pass.__post_init__` checks them
-    all, when a pipeline is built, with one set of messages.
+    pass declares its options this way and :meth:`Options.__post_init__` checks
+    them all, when a pipeline is built, with one set of messages.
     """
-    spec = Option(min, max, tuple(choices), pattern, form, noun)
+    spec = Option(min, max, tuple(choices), pattern, form, noun, help)
     return dataclasses.field(default=default, metadata={"option": spec})
 
 
 def threads_option():
     """The ``threads`` option of every pass that has one: 1 (sequential) to MAX_THREADS."""
-    return option(1, min=1, max=MAX_THREADS)
+    return option(1, min=1, max=MAX_THREADS,
+                  help="Threads the compiled code may use for large ops (1: sequential)")
 
 
 def _field_type(cls, f):
@@ -93,6 +121,39 @@ def _spec(typ, f) -> Option:
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _TRUE, _FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no")
+_OPTION_NAME = re.compile(r"[A-Za-z0-9_\-]+")
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """``"a=1 b=true c"`` -> ``{"a": "1", "b": "true", "c": "true"}`` (bare flags are true).
+
+    The syntax of MLIR's pass options: space-separated ``key=value`` (a value
+    may be quoted or hold ``{...}``/``[...]``). Raises OptionSyntaxError.
+    """
+    out: dict[str, str] = {}
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        m = _OPTION_NAME.match(text, pos)
+        if not m:
+            raise OptionSyntaxError("expected an option name", text, pos)
+        key = m.group(0)
+        pos = m.end()
+        if pos < len(text) and text[pos] == "=":
+            pos += 1
+            start, depth = pos, 0
+            while pos < len(text) and (depth or not text[pos].isspace()):
+                depth += {"{": 1, "}": -1, "[": 1, "]": -1}.get(text[pos], 0)
+                pos += 1
+            value = text[start:pos]
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out[key] = value
+        else:
+            out[key] = "true"
+    return out
 
 
 def _convert(pass_name, option, typ, text):
@@ -159,24 +220,26 @@ def check_threads(pass_name: str, threads: int) -> None:
     check_option(pass_name, "threads", int, _spec(int, threads_option()), threads)
 
 
-def option_help(cls) -> list[tuple[str, str, str, str]]:
-    """``(flag, type, default, constraint)`` for each option of a pass class."""
+def option_help(cls) -> list[tuple[str, str, str, str, str]]:
+    """``(flag, type, default, constraint, help)`` for each option of a pass class."""
     out = []
     for f in dataclasses.fields(cls):
         typ = _field_type(cls, f)
         default = f.default.value if isinstance(f.default, enum.Enum) else f.default
         if isinstance(default, bool):
             default = str(default).lower()
+        spec = _spec(typ, f)
         out.append((f.name.replace("_", "-"), getattr(typ, "__name__", str(typ)), str(default),
-                    _spec(typ, f).describe()))
+                    spec.describe(), spec.help))
     return out
 
 
 @dataclasses.dataclass(frozen=True)
-class Pass:
-    """A strata pass. Subclasses are frozen dataclasses whose fields are the options.
+class Options:
+    """Something named by a flag, configured by typed options: a pass or a named pipeline.
 
-    ``name`` is the pass flag; the first docstring line is what ``--list-passes`` shows.
+    Subclasses are frozen dataclasses whose fields are the options; ``name`` is
+    the flag; the first docstring line is what ``--list-passes`` shows.
     """
 
     name: ClassVar[str] = ""
@@ -184,6 +247,11 @@ class Pass:
     @classmethod
     def summary(cls) -> str:
         return (cls.__doc__ or "").strip().splitlines()[0]
+
+    @classmethod
+    def display_name(cls) -> str:
+        """The name MLIR shows in IR dumps and timing: ``strata-fuse`` -> ``StrataFuse``."""
+        return "".join(part.capitalize() for part in cls.name.split("-"))
 
     def __post_init__(self):
         """Checks every option against its declaration (see :func:`option`)."""
@@ -198,7 +266,7 @@ class Pass:
         """Builds the pass from a ``key=value key2=value2`` option string.
 
         Raises OptionError for an unknown option or a bad value, and
-        PipelineSyntaxError (with the offset in ``text``) for malformed text.
+        OptionSyntaxError (with the offset in ``text``) for malformed text.
         """
         values = parse_options(text) if text else {}
         fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(cls)}
@@ -223,6 +291,11 @@ class Pass:
         opts = self.options_text()
         return f"{self.name}{{{opts}}}" if opts else self.name
 
+
+@dataclasses.dataclass(frozen=True)
+class Pass(Options):
+    """A strata pass: ``run(module)`` on the ``builtin.module`` it is given."""
+
     # Subclasses implement run(); it reports problems with error()/remark().
     def run(self, module: ir.Operation) -> None:
         raise NotImplementedError
@@ -230,32 +303,44 @@ class Pass:
     def apply(self, module: ir.Operation) -> list[Diagnostic]:
         """Runs the pass; raises PassFailure if it reported errors. Returns its remarks."""
         object.__setattr__(self, "_diags", [])
+        object.__setattr__(self, "_locs", [])
         self.run(module)
         diags = self._diags
-        errors = [d for d in diags if d.severity == "error"]
-        if errors:
-            raise PassFailure(diags)
+        if any(d.severity == "error" for d in diags):
+            raise PassFailure(diags, self._locs)
         return diags
 
+    def _report(self, location, message: str, severity: str) -> None:
+        self._diags.append(Diagnostic(format_location(location), message, severity))
+        self._locs.append(location)
+
     def error(self, op, message: str) -> None:
-        self._diags.append(Diagnostic(format_location(op.location), message, "error"))
+        self._report(op.location, message, "error")
 
     def remark(self, op, message: str) -> None:
-        self._diags.append(Diagnostic(format_location(op.location), message, "remark"))
+        self._report(op.location, message, "remark")
 
     def fail_at(self, location, message: str):
         """Reports an error at ``location`` and stops the pass."""
-        self._diags.append(Diagnostic(format_location(location), message, "error"))
-        raise PassFailure(self._diags)
+        self._report(location, message, "error")
+        raise PassFailure(self._diags, self._locs)
 
     def fail(self, op, message: str):
         """Reports an error and stops the pass."""
-        self.error(op, message)
-        raise PassFailure(self._diags)
+        self.fail_at(op.location, message)
 
 
-def raise_user_error(diagnostics: list[Diagnostic]):
-    raise StrataError(diagnostics=diagnostics)
+@dataclasses.dataclass(frozen=True)
+class PassPipeline(Options):
+    """A flag that stands for a sequence of passes (``strata-bufferize``, ``strata-cpu``).
+
+    ``build(p)`` adds them, in order, to ``p``: anything with ``add(item)`` taking
+    a strata pass, another PassPipeline or upstream passes as MLIR pipeline text
+    (``strata.pipelines.Pipeline``).
+    """
+
+    def build(self, p) -> None:
+        raise NotImplementedError
 
 
 def drop_attributes(root: ir.Operation, names) -> None:

@@ -24,23 +24,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import Pass
+from .base import PassPipeline
+from .decompose import DecomposePass
+from .unique_results import UniqueResultsPass
 
 __all__ = ["BufferizePass"]
 
 
 @dataclass(frozen=True)
-class BufferizePass(Pass):
+class BufferizePass(PassPipeline):
     """Bufferize the module (function boundaries too), results to out-params, free every alloc."""
 
     name = "strata-bufferize"
 
-    def elements(self) -> str:
-        return (
-            "strata-decompose, strata-unique-results, "
-            "one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map}, "
-            "canonicalize, cse, "
-            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
-            "buffer-deallocation-pipeline, canonicalize, cse"
-        )
+    def build(self, p) -> None:
+        p.add(DecomposePass())
+        p.add(UniqueResultsPass())
+        p.add("one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map}, "
+              "canonicalize, cse, "
+              "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
+              "buffer-deallocation-pipeline, canonicalize, cse")

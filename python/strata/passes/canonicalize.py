@@ -1,6 +1,7 @@
 """strata-canonicalize: algebraic simplification, small-constant folding and dead-op removal.
 
-Rules, applied until nothing changes:
+Rules, as ``mlir.rewrite`` patterns applied by upstream's greedy driver until
+none matches (at most ``max-iterations`` sweeps):
 
     x * 1, 1 * x, x / 1, x + 0, 0 + x, x - 0  ->  x      (when x already has the result type)
     transpose(transpose(x, p), q)             ->  transpose(x, p∘q), or x if that is identity
@@ -8,6 +9,7 @@ Rules, applied until nothing changes:
                                                   the operand's own type -> x
     op(constants...) with <= max-fold-elements ->  strata.constant   (elementwise, f32/f16/i32)
     an unused strata op                        ->  erased
+    an unused op without effects (any dialect) ->  erased (the greedy driver's own DCE)
 
 Before/after:
 
@@ -26,7 +28,9 @@ import numpy as np
 from mlir import ir
 
 from ..dialect.types import numpy_dtype, shape_of, tensor_type
-from .base import Pass, collect_ops, option
+from ..dialects import strata
+from .base import Pass, option
+from .patterns import apply_greedily
 
 __all__ = ["CanonicalizePass"]
 
@@ -83,91 +87,122 @@ def _defining(value: ir.Value, name: str):
     return None
 
 
+def _perm(op) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+# Patterns: fn(op, rewriter) -> True when it rewrote op (see patterns.py).
+
+def _erase_if_dead(op, rewriter) -> bool:
+    if any(list(r.uses) for r in op.results):
+        return False
+    rewriter.erase_op(op.operation)
+    return True
+
+
+def _identity(number, both: bool):
+    """``x op c`` (and ``c op x`` when ``both``) -> ``x`` for a splat ``c == number``."""
+    def pattern(op, rewriter) -> bool:
+        lhs, rhs = op.operands
+        result = op.results[0]
+        if _splat_equals(rhs, number) and lhs.type == result.type:
+            rewriter.replace_op(op, [lhs])
+            return True
+        if both and _splat_equals(lhs, number) and rhs.type == result.type:
+            rewriter.replace_op(op, [rhs])
+            return True
+        return False
+
+    return pattern
+
+
+def _same_type(op, rewriter) -> bool:
+    """reshape / broadcast_to / cast to the operand's own type -> the operand."""
+    if op.operands[0].type != op.results[0].type:
+        return False
+    rewriter.replace_op(op, [op.operands[0]])
+    return True
+
+
+def _transpose(op, rewriter) -> bool:
+    """transpose(x, identity) -> x;  transpose(transpose(x, p), q) -> transpose(x, p∘q) or x."""
+    perm = _perm(op)
+    if perm == list(range(len(perm))):
+        rewriter.replace_op(op, [op.operands[0]])
+        return True
+    inner = _defining(op.operands[0], "transpose")
+    if inner is None:
+        return False
+    inner_perm = _perm(inner)
+    composed = [inner_perm[p] for p in perm]
+    if composed == list(range(len(composed))):
+        rewriter.replace_op(op, [inner.operands[0]])
+        return True
+    with rewriter.ip, op.location:
+        new = strata.TransposeOp(inner.operands[0], composed, result=op.results[0].type)
+    rewriter.replace_op(op, new)
+    return True
+
+
+def _reshape_of_reshape(op, rewriter) -> bool:
+    inner = _defining(op.operands[0], "reshape")
+    if inner is None:
+        return False
+    with rewriter.ip, op.location:
+        new = strata.ReshapeOp(inner.operands[0], result=op.results[0].type)
+    rewriter.replace_op(op, new)
+    return True
+
+
+def _fold(kind: str, max_elements: int):
+    """``kind(constants...)`` -> one strata.constant, for results of <= max_elements."""
+    def pattern(op, rewriter) -> bool:
+        shape, dtype = shape_of(op.results[0].type)
+        if dtype not in ("f32", "f16", "i32") or None in shape:
+            return False
+        if int(np.prod(shape, dtype=np.int64)) > max_elements:
+            return False
+        if dtype == "i32" and kind in ("exp", "log", "sqrt", "tanh"):
+            return False
+        values = [_const_value(v) for v in op.operands]
+        if any(v is None for v in values):
+            return False
+        with np.errstate(all="ignore"):
+            wide = [v.astype(np.float64 if dtype != "i32" else np.int64) for v in values]
+            folded = np.broadcast_to(_FOLDERS[kind](*wide), shape).astype(numpy_dtype(dtype))
+        with rewriter.ip, op.location:
+            new = strata.ConstantOp(_dense(folded, dtype, shape))
+        rewriter.replace_op(op, new)
+        return True
+
+    return pattern
+
+
+def _op_class(kind: str):
+    return strata.op_class(f"strata.{kind}")
+
+
 @dataclass(frozen=True)
 class CanonicalizePass(Pass):
     """Simplify strata ops algebraically, fold small constants and drop dead ops."""
 
     name = "strata-canonicalize"
-    max_fold_elements: int = option(64, min=0)  # constants up to this size are folded
-    max_iterations: int = option(10, min=1)
+    max_fold_elements: int = option(64, min=0, help="Fold ops on constants of at most this many elements")
+    max_iterations: int = option(10, min=1, help="Rounds of the greedy pattern driver before giving up on a fixpoint")
+
+    def patterns(self) -> list:
+        """``(op class, pattern, benefit)``: a dead op goes first, then the identities,
+        then folding (so ``x * 1`` with a constant ``x`` keeps ``x``)."""
+        found = [(cls, _erase_if_dead, 4) for cls in strata.OP_CLASSES]
+        for kind, (number, side) in _IDENTITY.items():
+            found.append((_op_class(kind), _identity(number, side == "both"), 3))
+        for kind in ("reshape", "broadcast_to", "cast"):
+            found.append((_op_class(kind), _same_type, 3))
+        found.append((strata.TransposeOp, _transpose, 3))
+        found.append((strata.ReshapeOp, _reshape_of_reshape, 2))
+        for kind in _FOLDERS:
+            found.append((_op_class(kind), _fold(kind, self.max_fold_elements), 1))
+        return found
 
     def run(self, module: ir.Operation) -> None:
-        for _ in range(self.max_iterations):
-            if not self._sweep(module):
-                return
-
-    def _sweep(self, module: ir.Operation) -> bool:
-        ops = collect_ops(module, lambda op: op.name.startswith("strata."))
-        changed = False
-        for op in reversed(ops):  # users before producers, so dead chains go in one sweep
-            if len(list(op.results[0].uses)) == 0:
-                op.erase()
-                changed = True
-                continue
-            replacement = self._simplify(op)
-            if replacement is not None:
-                op.results[0].replace_all_uses_with(replacement)
-                op.erase()
-                changed = True
-        return changed
-
-    def _simplify(self, op: ir.Operation):
-        kind = op.name.split(".", 1)[1]
-        result = op.results[0]
-        if kind in _IDENTITY:
-            number, side = _IDENTITY[kind]
-            lhs, rhs = op.operands
-            if _splat_equals(rhs, number) and lhs.type == result.type:
-                return lhs
-            if side == "both" and _splat_equals(lhs, number) and rhs.type == result.type:
-                return rhs
-        if kind in ("reshape", "broadcast_to", "cast") and op.operands[0].type == result.type:
-            return op.operands[0]
-        if kind == "transpose":
-            return self._transpose(op)
-        if kind == "reshape":
-            inner = _defining(op.operands[0], "reshape")
-            if inner is not None:
-                with ir.InsertionPoint(op), op.location:
-                    new = ir.Operation.create("strata.reshape", results=[result.type],
-                                              operands=[inner.operands[0]])
-                return new.result
-        if kind in _FOLDERS:
-            return self._fold(op, kind)
-        return None
-
-    def _transpose(self, op):
-        perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
-        if perm == list(range(len(perm))):
-            return op.operands[0]
-        inner = _defining(op.operands[0], "transpose")
-        if inner is None:
-            return None
-        inner_perm = list(ir.DenseI64ArrayAttr(inner.attributes["permutation"]))
-        composed = [inner_perm[p] for p in perm]
-        if composed == list(range(len(composed))):
-            return inner.operands[0]
-        with ir.InsertionPoint(op), op.location:
-            new = ir.Operation.create(
-                "strata.transpose", results=[op.results[0].type], operands=[inner.operands[0]],
-                attributes={"permutation": ir.DenseI64ArrayAttr.get(composed)})
-        return new.result
-
-    def _fold(self, op, kind):
-        shape, dtype = shape_of(op.results[0].type)
-        if dtype not in ("f32", "f16", "i32") or None in shape:
-            return None
-        if int(np.prod(shape, dtype=np.int64)) > self.max_fold_elements:
-            return None
-        values = [_const_value(v) for v in op.operands]
-        if any(v is None for v in values):
-            return None
-        with np.errstate(all="ignore"):
-            if dtype == "i32" and kind in ("exp", "log", "sqrt", "tanh"):
-                return None
-            wide = [v.astype(np.float64 if dtype != "i32" else np.int64) for v in values]
-            folded = np.broadcast_to(_FOLDERS[kind](*wide), shape).astype(numpy_dtype(dtype))
-        with ir.InsertionPoint(op), op.location:
-            new = ir.Operation.create("strata.constant", results=[op.results[0].type],
-                                      attributes={"value": _dense(folded, dtype, shape)})
-        return new.result
+        apply_greedily(module, self.patterns(), max_iterations=self.max_iterations)

@@ -14,10 +14,21 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..pipelines.levels import ALLOWED, LEVEL_NAMES
 from .base import Pass, option
 
-__all__ = ["CheckLevelPass"]
+__all__ = ["CheckLevelPass", "LEVEL_NAMES", "ALLOWED"]
+
+# The levels of the CPU pipeline, in order (strata.pipelines.levels says what runs to reach
+# each), and the dialects whose ops each may hold (builtin.module and func are always allowed).
+LEVEL_NAMES = ["strata", "linalg", "fused", "layout", "bufferized", "llvm"]
+ALLOWED = {
+    "strata": {"strata"},
+    "linalg": {"linalg", "tensor", "arith", "math"},
+    "fused": {"linalg", "tensor", "arith", "math", "scf", "affine"},
+    "layout": {"linalg", "tensor", "arith", "math", "scf", "affine"},
+    "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},
+    "llvm": {"llvm"},
+}
 
 _ALWAYS = {"builtin.module", "func.func", "func.return", "func.call", "builtin.unrealized_conversion_cast"}
 
@@ -31,7 +42,8 @@ class CheckLevelPass(Pass):
     """Check that only the ops a pipeline level allows remain (a level's contract)."""
 
     name = "strata-check-level"
-    level: str = option("strata", choices=LEVEL_NAMES, noun="level")
+    level: str = option("strata", choices=LEVEL_NAMES, noun="level",
+                        help="The level whose contract the IR must meet")
 
     def run(self, module: ir.Operation) -> None:
         allowed = ALLOWED[self.level]

@@ -25,33 +25,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import structured
 
-from ..codegen.transform import ScriptError, apply_script, script
+from ..codegen.transform import ScriptError, any_op, apply_schedule, match_ops
 from .base import Pass
 
 __all__ = ["DecomposePass"]
 
-_SCRIPT = script("""
-    %sm = transform.structured.match ops{["linalg.softmax"]} in %root
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %sm : !transform.any_op {
-    ^bb0(%op: !transform.any_op):
-      %d = transform.structured.decompose_interface %op : (!transform.any_op) -> !transform.any_op
-    }""")
+def _op_type(name: str) -> ir.Type:
+    return transform.OperationType.get(name)
 
-_PACK = script("""
-    %p = transform.structured.match ops{["linalg.pack"]} in %root
-        : (!transform.any_op) -> !transform.op<"linalg.pack">
-    transform.structured.lower_pack %p : (!transform.op<"linalg.pack">)
-        -> (!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">,
-            !transform.op<"linalg.transpose">)""")
 
-_UNPACK = script("""
-    %u = transform.structured.match ops{["linalg.unpack"]} in %root
-        : (!transform.any_op) -> !transform.op<"linalg.unpack">
-    transform.structured.lower_unpack %u : (!transform.op<"linalg.unpack">)
-        -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">,
-            !transform.op<"tensor.collapse_shape">, !transform.op<"tensor.extract_slice">)""")
+def _decompose_softmax(root):
+    softmaxes = match_ops(root, ["linalg.softmax"])
+    each = transform.ForeachOp([], [softmaxes])
+    with ir.InsertionPoint(each.body):
+        structured.DecomposeInterfaceOp(any_op(), each.bodyTargets[0])
+        transform.YieldOp([])
+
+
+def _lower_packs(root):
+    packs = structured.MatchOp(_op_type("linalg.pack"), root,
+                               ops=ir.ArrayAttr.get([ir.StringAttr.get("linalg.pack")]))
+    structured.LowerPackOp(_op_type("tensor.pad"), _op_type("tensor.expand_shape"),
+                           _op_type("linalg.transpose"), packs)
+
+
+def _lower_unpacks(root):
+    unpacks = structured.MatchOp(_op_type("linalg.unpack"), root,
+                                 ops=ir.ArrayAttr.get([ir.StringAttr.get("linalg.unpack")]))
+    structured.LowerUnPackOp(_op_type("tensor.empty"), _op_type("linalg.transpose"),
+                             _op_type("tensor.collapse_shape"),
+                             _op_type("tensor.extract_slice"), unpacks)
 
 
 @dataclass(frozen=True)
@@ -69,10 +75,10 @@ class DecomposePass(Pass):
             return ir.WalkResult.ADVANCE
 
         module.walk(visit)
-        for name, text in (("linalg.softmax", _SCRIPT), ("linalg.pack", _PACK),
-                           ("linalg.unpack", _UNPACK)):
+        for name, schedule in (("linalg.softmax", _decompose_softmax),
+                               ("linalg.pack", _lower_packs), ("linalg.unpack", _lower_unpacks)):
             if found[name]:
                 try:
-                    apply_script(module, text)
+                    apply_schedule(module, schedule)
                 except ScriptError as e:
                     self.fail(found[name][0], f"strata-decompose: {e}")

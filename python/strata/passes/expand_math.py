@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, math
 
-from .base import Pass
+from .base import Pass, option
 
 __all__ = ["ExpandMathPass", "build_exp", "build_tanh"]
 
@@ -86,8 +86,8 @@ class ExpandMathPass(Pass):
     """Rewrite f32 math.exp and math.tanh into polynomial arithmetic that vectorizes."""
 
     name = "strata-expand-math"
-    exp: bool = True
-    tanh: bool = True
+    exp: bool = option(True, help="Expand f32 math.exp")
+    tanh: bool = option(True, help="Expand f32 math.tanh")
 
     def run(self, module: ir.Operation) -> None:
         targets = []

@@ -52,10 +52,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
+from mlir.dialects.transform import structured
 
-from ..codegen.transform import ScriptError, apply_script, script
+from ..codegen.transform import ScriptError, Tags, match_tagged
 from ..errors import format_location
-from .base import Pass, collect_ops, drop_attributes, option, threads_option
+from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as blas_estimate
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
@@ -92,19 +93,23 @@ class FusePass(Pass):
     """Fuse elementwise chains and matmul/conv epilogues where the cost model says it pays."""
 
     name = "strata-fuse"
-    elementwise: bool = True
-    epilogue: bool = True
-    max_fused_ops: int = option(16, min=1)
-    max_recompute: float = option(1.0, min=0.0)
-    tile_m: int = option(64, min=1)  # = strata-vectorize cache tile: the tiled matmul vectorizes
-    tile_n: int = option(128, min=1)
-    report: bool = False
+    elementwise: bool = option(True, help="Merge elementwise producers into their consumers")
+    epilogue: bool = option(True, help="Tile matmuls and convs with their elementwise epilogue")
+    max_fused_ops: int = option(16, min=1, help="Most ops in one fused body")
+    max_recompute: float = option(1.0, min=0.0, help="Most recomputation a fusion may add, relative to the bytes it saves")
+    # tile-m/n = strata-vectorize cache tile: the tiled matmul vectorizes
+    tile_m: int = option(64, min=1, help="Rows of an epilogue-fused output tile")
+    tile_n: int = option(128, min=1, help="Columns of an epilogue-fused output tile")
+    report: bool = option(False, help="Report every decision as a remark")
     # "key=off,key=on" overrides by candidate key (measure mode)
     decisions: str = option("", pattern=r"([0-9a-f]+=(on|off)(,[0-9a-f]+=(on|off))*)?",
-                            form="<key>=on|off,...")
+                            form="<key>=on|off,...",
+                            help="Decisions forced by key (from a report), overriding the model")
     threads: int = threads_option()
-    parallel_flops: int = option(1 << 25, min=1)  # = strata-vectorize's: fused matmuls keep threads
-    blas: str = option("never", choices=BLAS_MODES)  # auto: the cost model; always; never
+    # = strata-vectorize's: fused matmuls keep threads
+    parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a fused matmul run on threads")
+    blas: str = option("never", choices=BLAS_MODES,
+                       help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")
 
     def note(self, op, text):
         if self.report:
@@ -214,6 +219,10 @@ class FusePass(Pass):
 
     # -- epilogues -------------------------------------------------------------------
     def _epilogues(self, module, overrides):
+        with Tags(module) as tags:
+            self._tile_epilogues(module, overrides, tags)
+
+    def _tile_epilogues(self, module, overrides, tags):
         roots = []
         for producer in _collect(module, _CONTRACTIONS):
             if BLAS_MARK in producer.attributes:
@@ -231,6 +240,9 @@ class FusePass(Pass):
             if any(s is None for s in sizes):
                 self.note(consumer, "not tiling the epilogue: dynamic shapes")
                 continue
+            if 0 in sizes:
+                self.note(consumer, "not tiling the epilogue: it has no elements")
+                continue
             tiles = _tiles(sizes, self.tile_m, self.tile_n)
             number, forced = self._next_candidate(overrides, producer, consumer)
             if forced == "off":
@@ -241,7 +253,7 @@ class FusePass(Pass):
                                 f"{describe(producer)} fused into each tile: the epilogue "
                                 f"runs on the tile while it is in cache")
             i = len(roots)
-            consumer.attributes[f"strata.fuse_root_{i}"] = ir.UnitAttr.get(module.context)
+            tags.add(consumer, f"strata.fuse_root_{i}")
             n_tiles = 1
             for size, tile in zip(sizes, tiles, strict=True):
                 n_tiles *= -(-size // tile)
@@ -249,21 +261,18 @@ class FusePass(Pass):
                         _contraction_flops(producer) >= self.parallel_flops)
             fill = False
             if parallel:
-                producer.attributes[f"strata.fuse_producer_{i}"] = ir.UnitAttr.get(
-                    module.context)
+                tags.add(producer, f"strata.fuse_producer_{i}")
                 init = producer.operands[len(producer.operands) - 1].owner
                 fill = not isinstance(init, ir.Block) and init.name == "linalg.fill"
                 if fill:
-                    init.attributes[f"strata.fuse_init_{i}"] = ir.UnitAttr.get(module.context)
+                    tags.add(init, f"strata.fuse_init_{i}")
             roots.append((tiles, parallel, fill))
         for i, (tiles, parallel, fill) in enumerate(roots):
             try:
-                apply_script(module, script(_parallel_epilogue(i, tiles, fill) if parallel
-                                            else _epilogue(i, tiles)))
+                tags.apply(_parallel_epilogue(i, tiles, fill) if parallel
+                           else _epilogue(i, tiles))
             except ScriptError as e:
                 self.fail(module, f"strata-fuse: tiling epilogue {i} failed: {e}")
-        drop_attributes(module, [f"strata.fuse_{kind}_{i}" for i in range(len(roots))
-                                 for kind in ("root", "producer", "init")])
 
     # -- generated code or BLAS ------------------------------------------------------
     def _choose_blas(self, module, overrides):
@@ -347,34 +356,28 @@ def contraction_maps(op):
     return [ir.AffineMap.get(4, 0, e) for e in ([b, m, k], [b, k, n], [b, m, n])]
 
 
-_T = "!transform.any_op"
-
 
 def _epilogue(i, tiles):
     """Tile epilogue ``i`` with scf.for loops and fuse its producers into each tile."""
-    return (f'    %g = transform.structured.match attributes{{"strata.fuse_root_{i}"}} '
-            f"in %root : ({_T}) -> {_T}\n"
-            f"    %t, %l:{len(tiles)} = transform.structured.fuse %g tile_sizes "
-            f"[{', '.join(map(str, tiles))}] : ({_T}) -> ({', '.join([_T] * (len(tiles) + 1))})")
+    def body(root):
+        structured.FuseOp(match_tagged(root, f"strata.fuse_root_{i}"), tile_sizes=tiles)
+
+    return body
 
 
 def _parallel_epilogue(i, tiles, fill):
     """The same as one scf.forall (tiles may run on threads): tile the epilogue, then
     fuse the contraction (and the fill that initializes it) into the forall."""
-    match = (f'transform.structured.match attributes{{"strata.fuse_KIND_{i}"}} in %root : '
-             f"({_T}) -> {_T}")
-    lines = [
-        f"    %g = {match.replace('KIND', 'root')}",
-        f"    %p = {match.replace('KIND', 'producer')}",
-        f"    %t, %l0 = transform.structured.tile_using_forall %g tile_sizes "
-        f"[{', '.join(map(str, tiles))}] : ({_T}) -> ({_T}, {_T})",
-        f"    %pf, %l1 = transform.structured.fuse_into_containing_op %p into %l0 : "
-        f"({_T}, {_T}) -> ({_T}, {_T})"]
-    if fill:
-        lines += [f"    %z = {match.replace('KIND', 'init')}",
-                  f"    %zf, %l2 = transform.structured.fuse_into_containing_op %z into %l1 : "
-                  f"({_T}, {_T}) -> ({_T}, {_T})"]
-    return "\n".join(lines)
+    def body(root):
+        epilogue = match_tagged(root, f"strata.fuse_root_{i}")
+        producer = match_tagged(root, f"strata.fuse_producer_{i}")
+        tiled = structured.TileUsingForallOp(epilogue, tile_sizes=tiles)
+        fused = structured.FuseIntoContainingOp(producer, tiled.forall_op)
+        if fill:
+            init = match_tagged(root, f"strata.fuse_init_{i}")
+            structured.FuseIntoContainingOp(init, fused.new_containing_op)
+
+    return body
 
 
 def _contraction_flops(op) -> int:

@@ -40,6 +40,9 @@ slower than strata-vectorize's 8x16 register-tiled matmul (the packed contractio
 is a linalg.generic that strata-vectorize does not match), so ``pack-matmul``
 defaults to false.
 
+Dead ops (without effects, results unused) are erased by upstream's greedy
+pattern driver (see patterns.py) after rule 1 and at the end.
+
 Limits: entry-block ops with static shapes only; NHWC convs are never turned
 into NCHW; packing needs static matmul shapes.
 """
@@ -51,9 +54,11 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .base import Pass, option
-from .layout_common import count_ops, dce
+from .layout_common import count_ops
 from .layout_conv import choose_and_rewrite
+from .layout_pack import PackingError, pack_matmuls
 from .layout_transpose import fold_constant_transposes, propagate_transposes
+from .patterns import erase_dead_ops
 
 __all__ = ["LayoutPass"]
 
@@ -65,14 +70,14 @@ class LayoutPass(Pass):
     """Choose data layouts: propagate transposes, NHWC conv chains, packed matmuls."""
 
     name = "strata-layout"
-    transposes: bool = True
-    conv_layout: str = option("auto", choices=_MODES)
-    fold_matmul_transposes: bool = True
-    pack_matmul: bool = False
-    block_m: int = option(8, min=1)
-    block_n: int = option(16, min=1)
-    block_k: int = option(1, min=1)
-    report: bool = False
+    transposes: bool = option(True, help="Fold and cancel transposes")
+    conv_layout: str = option("auto", choices=_MODES, help="Layout of conv chains (auto: the fewest conversions)")
+    fold_matmul_transposes: bool = option(True, help="Fold a transposed matmul operand into the matmul")
+    pack_matmul: bool = option(False, help="Pack static matmuls into blocks")
+    block_m: int = option(8, min=1, help="Block rows of a packed matmul")
+    block_n: int = option(16, min=1, help="Block columns of a packed matmul")
+    block_k: int = option(1, min=1, help="Block depth (K) of a packed matmul")
+    report: bool = option(False, help="Report the conversions removed as a remark")
 
     def run(self, module: ir.Operation) -> None:
         funcs = []
@@ -93,19 +98,17 @@ class LayoutPass(Pass):
         if self.transposes:
             fold_constant_transposes(func)
             propagate_transposes(func, self.fold_matmul_transposes)
-            dce(func)
+            erase_dead_ops(func)
         res = choose_and_rewrite(func, self.conv_layout)
         if self.transposes:
             propagate_transposes(func, self.fold_matmul_transposes)
         fold_constant_transposes(func)
         if self.pack_matmul:
-            from .layout_pack import pack_matmuls
-
             try:
                 pack_matmuls(func, (self.block_m, self.block_n, self.block_k))
-            except ir.MLIRError as e:
+            except PackingError as e:
                 self.fail(func, f"strata-layout: packing failed: {e}")
-        dce(func)
+        erase_dead_ops(func)
         after = count_ops(func, "linalg.transpose")
         if self.report and (before != after or res.changed_ops):
             where = "NHWC" if res.convs_nhwc == res.convs and res.convs else (

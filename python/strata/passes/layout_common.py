@@ -17,7 +17,7 @@ from mlir.dialects import arith, linalg, tensor
 __all__ = [
     "producer", "is_op", "perm_of", "compose", "inverse", "is_identity", "ops_in", "rtype",
     "transpose", "reorder_map", "substitute_map", "constant_array", "make_constant",
-    "fold_constant", "move_body", "build_generic", "dce", "count_ops", "empty_like_init",
+    "fold_constant", "move_body", "build_generic", "count_ops", "empty_like_init",
 ]
 
 _NUMPY = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
@@ -161,23 +161,6 @@ def empty_like_init(init, shape, ip, loc):
                                                                          "tensor.empty"):
             return linalg.fill(p.operands[0], outs=[tensor.empty(list(shape), elem)])
     return None
-
-
-_PURE_PREFIXES = ("linalg.", "tensor.", "arith.", "math.")
-
-
-def dce(func) -> None:
-    """Erases unused side-effect-free ops of the entry block (tensors have no effects)."""
-    changed = True
-    while changed:
-        changed = False
-        for op in reversed(ops_in(func)):
-            name = op.operation.name
-            if not name.startswith(_PURE_PREFIXES) or not op.results:
-                continue
-            if all(not list(r.uses) for r in op.results):
-                op.operation.erase()
-                changed = True
 
 
 def count_ops(func, name) -> int:

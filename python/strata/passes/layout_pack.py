@@ -32,9 +32,14 @@ import numpy as np
 from mlir import ir, passmanager
 from mlir.dialects import linalg, tensor
 
+from ..diagnostics import run_pass_manager
 from .layout_common import constant_array, is_op, make_constant, ops_in, producer, rtype
 
-__all__ = ["pack_matmuls", "pack_array"]
+__all__ = ["pack_matmuls", "pack_array", "PackingError"]
+
+
+class PackingError(Exception):
+    """linalg-block-pack-matmul failed; the text holds MLIR's errors."""
 
 
 def pack_array(a, inner_dims_pos, inner_tiles, outer_dims_perm=None, padding=0.0):
@@ -115,5 +120,8 @@ def pack_matmuls(func, blocks) -> None:
     bm, bn, bk = blocks
     text = f"linalg-block-pack-matmul{{block-factors={bm},{bn},{bk} allow-padding}}"
     pm = passmanager.PassManager.parse(f"func.func({text})", context=func.context)
-    pm.run(func.operation)
+    ok, diags = run_pass_manager(pm, func.operation)
+    if not ok:
+        raise PackingError("; ".join(d.message for d in diags if d.severity == "error") or
+                           "linalg-block-pack-matmul failed")
     _fold_packs(func)

@@ -28,20 +28,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import Pass, threads_option
+from .base import PassPipeline, option, threads_option
+from .vectorize import LowerVectorsPass
 
 __all__ = ["LowerToLLVMPass"]
 
 
 @dataclass(frozen=True)
-class LowerToLLVMPass(Pass):
+class LowerToLLVMPass(PassPipeline):
     """Lower buffers, loops, vectors, arith and math to the LLVM dialect."""
 
     name = "strata-lower-to-llvm"
-    reassociate_fp_reductions: bool = True
+    reassociate_fp_reductions: bool = option(
+        True, help="Let LLVM reassociate floating-point vector reductions")
     threads: int = threads_option()
 
-    def elements(self) -> str:
+    def build(self, p) -> None:
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""
         parallel = ""
         if self.threads > 1:
@@ -51,9 +53,9 @@ class LowerToLLVMPass(Pass):
                 "min-task-size=1}, "
                 "async-to-async-runtime, async-runtime-ref-counting, "
                 "async-runtime-ref-counting-opt, convert-async-to-llvm, ")
-        return (
-            parallel +
-            "strata-lower-vectors, "
+        p.add(parallel.rstrip(", "))
+        p.add(LowerVectorsPass())
+        p.add(
             "func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, "
             "convert-scf-to-cf, canonicalize, cse, "
             f"convert-vector-to-llvm{{enable-x86vector{reassoc}}}, "

@@ -29,14 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects.transform import structured
 
-from ..codegen.transform import ScriptError, apply_script, script
-from .base import Pass, collect_ops, drop_attributes, option, threads_option
+from ..codegen.transform import ScriptError, Tags, match_tagged
+from .base import Pass, collect_ops, option, threads_option
 from .fusion.model import body_cost
 
 __all__ = ["ParallelizePass"]
-
-_T = "!transform.any_op"
 
 
 def _elements(op) -> int | None:
@@ -81,25 +80,29 @@ class ParallelizePass(Pass):
 
     name = "strata-parallelize"
     threads: int = threads_option()
-    parallel_work: int = option(1 << 21, min=1)
+    parallel_work: int = option(1 << 21, min=1, help="Fewest cost units of an op split across threads")
 
     def run(self, module: ir.Operation) -> None:
         if self.threads == 1:
             return
-        found = collect_ops(module, lambda op: _candidate(op) >= self.parallel_work)
-        plans = []
-        for i, op in enumerate(found):
-            op.attributes[f"strata.parallelize_{i}"] = ir.UnitAttr.get(module.context)
-            rank = ir.RankedTensorType(op.results[0].type).rank
-            plans.append((", ".join([str(self.threads)] + ["0"] * (rank - 1)), op.location))
-        for i, (counts, location) in enumerate(plans):
-            body = (f'    %op = transform.structured.match attributes{{"strata.parallelize_{i}"}}'
-                    f" in %root : ({_T}) -> {_T}\n"
-                    f"    %t, %forall = transform.structured.tile_using_forall %op num_threads "
-                    f"[{counts}] : ({_T}) -> ({_T}, {_T})")
-            try:
-                apply_script(module, script(body))
-            except ScriptError as e:
-                self.fail_at(location, f"strata-parallelize: {e}")
+        with Tags(module) as tags:
+            plans = []
+            for i, op in enumerate(collect_ops(module,
+                                               lambda o: _candidate(o) >= self.parallel_work)):
+                rank = ir.RankedTensorType(op.results[0].type).rank
+                plans.append((tags.add(op, f"strata.parallelize_{i}"),
+                              [self.threads] + [0] * (rank - 1), op.location))
+            op = None  # no handle on a payload op outlives the schedules
+            for tag, counts, location in plans:
+                try:
+                    tags.apply(_split(tag, counts))
+                except ScriptError as e:
+                    self.fail_at(location, f"strata-parallelize: {e}")
 
-        drop_attributes(module, [f"strata.parallelize_{i}" for i in range(len(found))])
+
+def _split(tag, counts):
+    """The schedule: the tagged op as an scf.forall of ``counts`` chunks."""
+    def body(root):
+        structured.TileUsingForallOp(match_tagged(root, tag), num_threads=counts)
+
+    return body

@@ -39,19 +39,28 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import transform
+from mlir.dialects.transform import loop, structured, vector
 
 from ..codegen.host import f32_lanes
-from ..codegen.transform import ScriptError, apply_script, script
-from .base import Pass, collect_ops, drop_attributes, option, threads_option
+from ..codegen.transform import (
+    ScriptError,
+    Tags,
+    any_op,
+    apply_patterns,
+    apply_schedule,
+    match_ops,
+    match_tagged,
+)
+from .base import Pass, collect_ops, option, threads_option
 
 __all__ = ["VectorizePass", "LowerVectorsPass"]
 
-T = "!transform.any_op"
-FOR = '!transform.op<"scf.for">'
+_FOR = "scf.for"
 
 
 def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
-    """Tile-and-vectorize script for the one op carrying the attribute ``tag``.
+    """Tile-and-vectorize schedule for the one op carrying the attribute ``tag``.
 
     ``parallel``: the M x N cache tiles (and batch) form an ``scf.forall`` whose
     iterations may run on different threads; the K loop stays sequential.
@@ -60,58 +69,44 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
     register tile (remainders included) has a static shape and vectorizes
     without masks (masked tiles run about 10x slower). Without it, partial tiles
     are vectorized with masks."""
-    lead = "1, " if batch else ""
+    lead = [1] if batch else []
     loops = 4 if batch else 3
-    handles = ", ".join([T] * (loops + 1))
-    if parallel:
-        zero = "0, " if batch else ""
-        outer = f"""
-    %t0, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [{lead}{cache[0]}, {cache[1]}] : ({T}) -> ({T}, {T})
-    %t1, %lk = transform.structured.tile_using_for %t0
-        tile_sizes [{zero}0, 0, {cache[2]}] : ({T}) -> ({T}, {T})"""
-    else:
-        outer = f"""
-    %t1, %l1:{loops} = transform.structured.tile_using_for %op
-        tile_sizes [{lead}{cache[0]}, {cache[1]}, {cache[2]}] : ({T}) -> ({handles})"""
-    m_loop, n_loop = loops - 3, loops - 2
-    if peel is None:
-        vectorize = (f"    transform.structured.vectorize %t2 vector_sizes "
-                     f"[{lead}{reg[0]}, {reg[1]}, 1] : {T}")
-    else:
-        steps = []
-        if peel[1]:
-            steps.append(f"    %n_for = transform.cast %l2#{n_loop} : {T} to {FOR}")
-            steps.append(f"    %n_main, %n_rest = transform.loop.peel %n_for "
-                         f": ({FOR}) -> ({T}, {T})")
-        if peel[0]:
-            steps.append(f"    %m_for = transform.cast %l2#{m_loop} : {T} to {FOR}")
-            steps.append(f"    %m_main, %m_rest = transform.loop.peel %m_for "
-                         f": ({FOR}) -> ({T}, {T})")
-        # the peeled tiles get static types once their constant sizes fold; every
-        # tile still carries the tag
-        steps.append(f"    %f0 = transform.structured.match ops{{[\"func.func\"]}} in %root "
-                     f": ({T}) -> {T}")
-        steps.append(f"    transform.apply_patterns to %f0 {{\n"
-                     f"      transform.apply_patterns.canonicalization\n    }} : {T}")
-        steps.append(f"    %tiles = transform.structured.match attributes{{\"{tag}\"}} "
-                     f"in %root : ({T}) -> {T}")
-        steps.append(f"    transform.structured.vectorize %tiles : {T}")
-        vectorize = "\n".join(steps)
-    return script(f"""
-    %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}{outer}
-    %t2, %l2:{loops} = transform.structured.tile_using_for %t1
-        tile_sizes [{lead}{reg[0]}, {reg[1]}, 1] : ({T}) -> ({handles})
-{vectorize}
-    %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
-    transform.apply_patterns to %f {{
-      transform.apply_patterns.vector.reduction_to_contract
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.lower_masked_transfers
-      transform.apply_patterns.vector.lower_masks
-      transform.apply_patterns.canonicalization
-    }} : {T}
-    transform.apply_cse to %f : {T}""")
+    register = lead + [reg[0], reg[1], 1]
+
+    def body(root):
+        op = match_tagged(root, tag)
+        if parallel:
+            zero = [0] if batch else []
+            forall = structured.TileUsingForallOp(op, tile_sizes=lead + [cache[0], cache[1]])
+            cache_tiled = structured.TileUsingForOp(forall.tiled_op,
+                                                    sizes=zero + [0, 0, cache[2]])
+        else:
+            cache_tiled = structured.TileUsingForOp(op, sizes=lead + list(cache))
+        tiled = structured.TileUsingForOp(cache_tiled.tiled_linalg_op, sizes=register)
+        if peel is None:
+            structured.VectorizeOp(tiled.tiled_linalg_op, register)
+        else:
+            m_loop, n_loop = loops - 3, loops - 2
+            for_type = transform.OperationType.get(_FOR)
+            for do_peel, n in ((peel[1], n_loop), (peel[0], m_loop)):
+                if do_peel:
+                    loop_handle = transform.CastOp(for_type, tiled.loops[n])
+                    loop.LoopPeelOp(any_op(), any_op(), loop_handle)
+            # the peeled tiles get static types once their constant sizes fold; every
+            # tile still carries the tag
+            apply_patterns(match_ops(root, ["func.func"]),
+                           transform.ApplyCanonicalizationPatternsOp)
+            structured.VectorizeOp(match_tagged(root, tag))
+        func = match_ops(root, ["func.func"])
+        apply_patterns(func,
+                       vector.ApplyVectorReductionToContractPatternsOp,
+                       vector.ApplyTransferPermutationPatternsOp,
+                       vector.ApplyLowerMaskedTransfersPatternsOp,
+                       vector.ApplyLowerMasksPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+
+    return body
 
 
 def _cache_tile(dim: int, preferred: int) -> int:
@@ -129,37 +124,31 @@ def _reduction_strategy(tag, n_parallel, width, n_results, parallel=False):
     """Row reductions: partial accumulators of ``width`` lanes, combined once per row.
 
     ``parallel``: the rows form an ``scf.forall`` (run on threads later)."""
-    ones = ", ".join(["1"] * n_parallel)
-    zeros = ", ".join(["0"] * n_parallel)
-    sizes = f"{ones}, {width}"
-    k = n_results
-    many = f":{k}" if k > 1 else ""
-    handles = ", ".join([T] * (2 * k + 2))
-    vectorize = [f"    transform.structured.vectorize %split vector_sizes [{sizes}] : {T}"]
-    for name in ("comb", "fill"):
-        for j in range(k):
-            ref = f"%{name}#{j}" if k > 1 else f"%{name}"
-            vectorize.append(f"    transform.structured.vectorize {ref} vector_sizes [{sizes}] "
-                             f": {T}")
-    vectorize = "\n".join(vectorize)
-    if parallel:
-        rows = (f"%t, %rows = transform.structured.tile_using_forall %op tile_sizes [{ones}, 0]"
-                f" : ({T}) -> ({T}, {T})")
-    else:
-        rows = (f"%t, %l:{n_parallel} = transform.structured.tile_using_for %op tile_sizes "
-                f"[{ones}, 0] : ({T}) -> ({', '.join([T] * (n_parallel + 1))})")
-    return script(f"""
-    %op = transform.structured.match attributes{{"{tag}"}} in %root : ({T}) -> {T}
-    {rows}
-    %fill{many}, %split, %comb{many}, %loop = transform.structured.tile_reduction_using_for %t
-        by tile_sizes = [{zeros}, {width}] : ({T}) -> ({handles})
-{vectorize}
-    %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
-    transform.apply_patterns to %f {{
-      transform.apply_patterns.vector.lower_masked_transfers
-      transform.apply_patterns.vector.lower_masks
-      transform.apply_patterns.canonicalization
-    }} : {T}""")
+    ones, zeros = [1] * n_parallel, [0] * n_parallel
+    sizes = ones + [width]
+
+    def body(root):
+        op = match_tagged(root, tag)
+        if parallel:
+            rows = structured.TileUsingForallOp(op, tile_sizes=ones + [0]).tiled_op
+        else:
+            rows = structured.TileUsingForOp(op, sizes=ones + [0]).tiled_linalg_op
+        # The op yields k fills, the split op, k combining ops and the loop (2k + 2
+        # handles for k results), while its ODS declares only the fills variadic: the
+        # handles are taken by position, not through the generated accessors.
+        k = n_results
+        split = structured.TileReductionUsingForOp(
+            [any_op()] * (2 * k - 1), any_op(), any_op(), any_op(), rows,
+            tile_sizes=zeros + [width]).results
+        fills, partial, combining = split[:k], split[k], split[k + 1:2 * k + 1]
+        for handle in [partial, *combining, *fills]:
+            structured.VectorizeOp(handle, sizes)
+        apply_patterns(match_ops(root, ["func.func"]),
+                       vector.ApplyLowerMaskedTransfersPatternsOp,
+                       vector.ApplyLowerMasksPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+
+    return body
 
 
 def _row_reduction(op, width):
@@ -214,18 +203,20 @@ def _mnk(op, batch):
     return (a[-2], b[-1], a[-1])
 
 
-_LOWER = script(f"""
-    %f = transform.structured.match ops{{["func.func"]}} in %root : ({T}) -> {T}
-    transform.apply_patterns to %f {{
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
-      transform.apply_patterns.vector.lower_outerproduct
-      transform.apply_patterns.vector.lower_masks
-      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.vector.lower_broadcast
-    }} : {T}""")
+def _lower(root):
+    """The schedule of strata-lower-vectors."""
+    apply_patterns(
+        match_ops(root, ["func.func"]),
+        lambda: vector.ApplyLowerContractionPatternsOp(
+            lowering_strategy=vector.VectorContractLowering.OuterProduct),
+        vector.ApplyTransferPermutationPatternsOp,
+        lambda: vector.ApplyLowerMultiReductionPatternsOp(
+            lowering_strategy=vector.VectorMultiReductionLowering.InnerParallel),
+        vector.ApplyLowerOuterProductPatternsOp,
+        vector.ApplyLowerMasksPatternsOp,
+        lambda: vector.ApplyLowerTransferPatternsOp(max_transfer_rank=1),
+        vector.ApplyLowerShapeCastPatternsOp,
+        vector.ApplyLowerBroadcastPatternsOp)
 
 
 def _static_ops(module, name):
@@ -283,24 +274,31 @@ class VectorizePass(Pass):
     """Tile matmuls for caches and registers and vectorize them (on tensors)."""
 
     name = "strata-vectorize"
-    cache_m: int = option(64, min=1)
-    cache_n: int = option(128, min=1)
-    cache_k: int = option(128, min=1)
-    register_m: int = option(8, min=1)
-    register_n: int = option(0, min=0)  # 0: from the host's vector width
-    reductions: bool = True
-    reduction_width: int = option(16, min=1)
+    cache_m: int = option(64, min=1, help="Rows of a matmul cache tile")
+    cache_n: int = option(128, min=1, help="Columns of a matmul cache tile")
+    cache_k: int = option(128, min=1, help="Depth (K) of a matmul cache tile")
+    register_m: int = option(8, min=1, help="Rows of the register accumulator")
+    register_n: int = option(0, min=0, help="Columns of the register accumulator (0: from the host's vector width)")
+    reductions: bool = option(True, help="Vectorize row reductions too")
+    reduction_width: int = option(16, min=1, help="Lanes of a row reduction's partial accumulators")
     threads: int = threads_option()
-    parallel_flops: int = option(1 << 25, min=1)
-    parallel_elements: int = option(1 << 20, min=1)
+    parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a matmul run on threads")
+    parallel_elements: int = option(1 << 20, min=1, help="Fewest input elements of a row reduction run on threads")
 
     def run(self, module: ir.Operation) -> None:
         if self.reductions:
             mark_reassociable_reductions(module)
-            self._vectorize_reductions(module)
+            with Tags(module) as tags:
+                _generalize_last_dim_reduces(module, tags, self.reduction_width)
+            with Tags(module) as tags:
+                self._vectorize_reductions(module, tags)
+        with Tags(module) as tags:
+            self._vectorize_matmuls(module, tags)
+
+    def _vectorize_matmuls(self, module, tags):
         cache = (self.cache_m, self.cache_n, self.cache_k)
         lanes = f32_lanes()
-        tags = []
+        count = 0
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
             for op in _static_ops(module, op_name):
                 # Tiles no larger than the op, so small matmuls need no remainder masks.
@@ -315,19 +313,32 @@ class VectorizePass(Pass):
                 tiles = batches * -(-m // op_cache[0]) * -(-n // op_cache[1])
                 parallel = (self.threads > 1 and tiles > 1 and
                             2 * batches * m * n * k >= self.parallel_flops)
-                tag = f"strata.vectorize_{len(tags)}"
-                tags.append(tag)
-                op.attributes[tag] = ir.UnitAttr.get(module.context)
+                tag = tags.add(op, f"strata.vectorize_{count}")
+                count += 1
                 location = op.location
                 peel = None
                 if m % op_cache[0] == 0 and n % op_cache[1] == 0:
                     peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
                 try:
-                    apply_script(module, _strategy(tag, op_cache, op_reg, batch, parallel,
-                                                   peel))
+                    tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
                 except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize: {e}")
-        drop_attributes(module, tags)
+
+    def _vectorize_reductions(self, module, tags):
+        for i, op in enumerate(collect_ops(module,
+                                           lambda o: _row_reduction(o, self.reduction_width))):
+            tag = tags.add(op, f"strata.vectorize_reduction_{i}")
+            n_parallel = len(ir.ArrayAttr(op.attributes["iterator_types"])) - 1
+            location = op.location
+            try:
+                elements = ir.RankedTensorType(op.operands[0].type)
+                parallel = (self.threads > 1 and
+                            np.prod(elements.shape) >= self.parallel_elements and
+                            np.prod(elements.shape[:-1]) > 1)
+                tags.apply(_reduction_strategy(tag, n_parallel, self.reduction_width,
+                                               len(op.results), parallel))
+            except ScriptError as e:
+                self.fail_at(location, f"strata-vectorize: {e}")
 
 
 def _last_dim_reduce(op, width):
@@ -340,38 +351,18 @@ def _last_dim_reduce(op, width):
             isinstance(t.element_type, ir.F32Type) and t.shape[-1] >= width)
 
 
-def _vectorize_reductions_impl(self, module):
-    # linalg.reduce over the last dim becomes the equivalent generic, so it matches below.
-    reduces = collect_ops(module, lambda o: _last_dim_reduce(o, self.reduction_width))
-    for i, op in enumerate(reduces):
-        op.attributes[f"strata.generalize_{i}"] = ir.UnitAttr.get(module.context)
-    if reduces:
-        body = "\n".join(
-            f'    %r{i} = transform.structured.match attributes{{"strata.generalize_{i}"}} in '
-            f"%root : ({T}) -> {T}\n"
-            f"    %g{i} = transform.structured.generalize %r{i} : ({T}) -> {T}"
-            for i in range(len(reduces)))
-        apply_script(module, script(body))
-        drop_attributes(module, [f"strata.generalize_{i}" for i in range(len(reduces))])
-    ops = collect_ops(module, lambda o: _row_reduction(o, self.reduction_width))
-    for i, op in enumerate(ops):
-        tag = f"strata.vectorize_reduction_{i}"
-        op.attributes[tag] = ir.UnitAttr.get(module.context)
-        n_parallel = len(ir.ArrayAttr(op.attributes["iterator_types"])) - 1
-        location = op.location
-        try:
-            elements = ir.RankedTensorType(op.operands[0].type)
-            parallel = (self.threads > 1 and
-                        np.prod(elements.shape) >= self.parallel_elements and
-                        np.prod(elements.shape[:-1]) > 1)
-            apply_script(module, _reduction_strategy(tag, n_parallel, self.reduction_width,
-                                                     len(op.results), parallel))
-        except ScriptError as e:
-            self.fail_at(location, f"strata-vectorize: {e}")
-    drop_attributes(module, [f"strata.vectorize_reduction_{i}" for i in range(len(ops))])
+def _generalize_last_dim_reduces(module, tags, width):
+    """linalg.reduce over the last dim becomes the equivalent generic, so that
+    strata-vectorize's row-reduction schedule matches it."""
+    found = [tags.add(op, f"strata.generalize_{i}")
+             for i, op in enumerate(collect_ops(module, lambda o: _last_dim_reduce(o, width)))]
 
+    def body(root):
+        for tag in found:
+            structured.GeneralizeOp(match_tagged(root, tag))
 
-VectorizePass._vectorize_reductions = _vectorize_reductions_impl
+    if found:
+        tags.apply(body)
 
 
 @dataclass(frozen=True)
@@ -382,6 +373,6 @@ class LowerVectorsPass(Pass):
 
     def run(self, module: ir.Operation) -> None:
         try:
-            apply_script(module, _LOWER)
+            apply_schedule(module, _lower)
         except ScriptError as e:
             self.fail(module, f"strata-lower-vectors: {e}")

@@ -3,7 +3,7 @@
     strata-cpu{compile-to=llvm fusion=true layout=true threads=1 blas=auto}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
     [strata-fuse], [strata-layout], strata-bufferize, [strata-blas], strata-lower-to-llvm,
-    with strata-check-level after each level.
+    with strata-check-level after each level (pipelines/levels.py).
 
 ``blas`` (auto|always|never): which matmuls call OpenBLAS's sgemm instead of
 generated code (strata-fuse chooses with its cost model, strata-blas makes the
@@ -19,25 +19,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..passes.base import Pass, option, threads_option
-from .levels import LEVEL_NAMES, pipeline_to_level
+from ..passes.base import PassPipeline, option, threads_option
+from .levels import LEVEL_NAMES, LevelOptions, add_levels
 
 __all__ = ["CpuPipeline"]
 
 
 @dataclass(frozen=True)
-class CpuPipeline(Pass):
+class CpuPipeline(PassPipeline):
     """Lower strata to the LLVM dialect for the CPU (all levels, with contract checks)."""
 
     name = "strata-cpu"
-    compile_to: str = option("llvm", choices=LEVEL_NAMES, noun="level")
-    fusion: bool = True
-    layout: bool = True
-    opt_level: int = option(3, min=0, max=3)
+    compile_to: str = option("llvm", choices=LEVEL_NAMES, noun="level",
+                             help="The last level to lower to")
+    fusion: bool = option(True, help="Fuse elementwise chains and matmul epilogues")
+    layout: bool = option(True, help="Make layout decisions (transposes, conv layouts)")
+    opt_level: int = option(3, min=0, max=3, help="LLVM optimization level of the runtime's JIT")
     threads: int = threads_option()
-    blas: str = option("auto", choices=("auto", "always", "never"))
+    blas: str = option("auto", choices=("auto", "always", "never"),
+                       help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")
 
-    def elements(self) -> str:
-        text = pipeline_to_level(self.compile_to, fusion=self.fusion, layout=self.layout,
-                                 threads=self.threads, blas=self.blas)
-        return text[len("builtin.module("):-1]
+    def build(self, p) -> None:
+        add_levels(p, self.compile_to, LevelOptions(fusion=self.fusion, layout=self.layout,
+                                                    threads=self.threads, blas=self.blas))

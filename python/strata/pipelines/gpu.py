@@ -28,7 +28,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..passes.base import Pass, option
+from ..passes.base import PassPipeline, option
+from ..passes.canonicalize import CanonicalizePass
+from ..passes.decompose import DecomposePass
+from ..passes.gpu.host import GpuHostPass
+from ..passes.gpu.launch import GpuLaunchPass
+from ..passes.gpu.map import GpuMapPass
+from ..passes.to_linalg import ToLinalgPass
+from ..passes.verify import VerifyPass
 
 __all__ = ["GpuPipeline", "GPU_LEVELS"]
 
@@ -39,44 +46,49 @@ _BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
 
 
 @dataclass(frozen=True)
-class GpuPipeline(Pass):
+class GpuPipeline(PassPipeline):
     """Lower strata to LLVM + an embedded NVIDIA GPU binary (kernels via NVVM)."""
 
     name = "strata-gpu"
-    chip: str = option("sm_90", pattern=r"sm_[0-9]+[a-z]?", form="sm_<number>")
+    chip: str = option("sm_90", pattern=r"sm_[0-9]+[a-z]?", form="sm_<number>",
+                       help="The NVIDIA GPU architecture to compile the kernels for")
     features: str = option("+ptx80", pattern=r"[+-][A-Za-z0-9_.]+(,[+-][A-Za-z0-9_.]+)*",
-                           form="+ptx<number>")
-    format: str = option("bin", choices=("bin", "isa", "fatbin"), noun="format")
-    opt_level: int = option(3, min=0, max=3)
-    compile_to: str = option("llvm", choices=GPU_LEVELS, noun="level")
-    fusion: bool = True
-    resident: bool = False
+                           form="+ptx<number>", help="PTX features (the PTX ISA version)")
+    format: str = option("bin", choices=("bin", "isa", "fatbin"), noun="format",
+                         help="What gpu.binary embeds: a cubin, PTX text or a fatbin")
+    opt_level: int = option(3, min=0, max=3, help="Optimization level of the kernels")
+    compile_to: str = option("llvm", choices=GPU_LEVELS, noun="level",
+                             help="The last level to lower to")
+    fusion: bool = option(True, help="Fuse elementwise ops before mapping them to kernels")
+    resident: bool = option(False, help="Arguments are device buffers: copy nothing")
 
-    def elements(self) -> str:
-        fuse = "func.func(linalg-fuse-elementwise-ops), canonicalize, cse, " if self.fusion else ""
-        parts = [
-            "strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse, " + fuse +
-            "strata-decompose, strata-gpu-map, " + _BUFFERIZE +
-            ", canonicalize, cse, canonicalize, "
-            "strata-gpu-launch, func.func(convert-linalg-to-loops), canonicalize, cse, "
-            f"strata-gpu-host{{resident={str(self.resident).lower()}}}, "
-            "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
-            "canonicalize, cse, gpu-kernel-outlining, func.func(gpu-async-region)",
-        ]
+    def build(self, p) -> None:
+        p.add(VerifyPass())
+        p.add(CanonicalizePass())
+        p.add(ToLinalgPass())
+        p.add("canonicalize, cse")
+        if self.fusion:
+            p.add("func.func(linalg-fuse-elementwise-ops), canonicalize, cse")
+        p.add(DecomposePass())
+        p.add(GpuMapPass())
+        p.add(_BUFFERIZE + ", canonicalize, cse, canonicalize")
+        p.add(GpuLaunchPass())
+        p.add("func.func(convert-linalg-to-loops), canonicalize, cse")
+        p.add(GpuHostPass(resident=self.resident))
+        p.add("buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
+              "canonicalize, cse, gpu-kernel-outlining, func.func(gpu-async-region)")
         if self.compile_to == "gpu":
-            return ", ".join(parts)
-        parts.append(
-            "convert-nvgpu-to-nvvm, convert-vector-to-scf, convert-scf-to-cf, "
-            "convert-nvvm-to-llvm, "
-            "convert-func-to-llvm, expand-strided-metadata, "
-            f"nvvm-attach-target{{chip={self.chip} features={self.features} O={self.opt_level}}}, "
-            "lower-affine, convert-arith-to-llvm, convert-index-to-llvm, canonicalize, cse, "
-            "gpu.module(convert-gpu-to-nvvm{has-redux=1}, canonicalize, cse, "
-            "reconcile-unrealized-casts)")
+            return
+        p.add("convert-nvgpu-to-nvvm, convert-vector-to-scf, convert-scf-to-cf, "
+              "convert-nvvm-to-llvm, "
+              "convert-func-to-llvm, expand-strided-metadata, "
+              f"nvvm-attach-target{{chip={self.chip} features={self.features} "
+              f"O={self.opt_level}}}, "
+              "lower-affine, convert-arith-to-llvm, convert-index-to-llvm, canonicalize, cse, "
+              "gpu.module(convert-gpu-to-nvvm{has-redux=1}, canonicalize, cse, "
+              "reconcile-unrealized-casts)")
         if self.compile_to == "nvvm":
-            return ", ".join(parts)
-        parts.append(
-            f"gpu-module-to-binary{{format={self.format}}}, convert-math-to-llvm, gpu-to-llvm, "
-            "finalize-memref-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
-            "reconcile-unrealized-casts, canonicalize, cse")
-        return ", ".join(parts)
+            return
+        p.add(f"gpu-module-to-binary{{format={self.format}}}, convert-math-to-llvm, gpu-to-llvm, "
+              "finalize-memref-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, "
+              "reconcile-unrealized-casts, canonicalize, cse")

@@ -10,49 +10,118 @@
 
 ``strata-opt --compile-to=<level>`` and ``strata.compile(..., compile_to=<level>)``
 run the same passes and stop at the same point; each level ends with
-``strata-check-level{level=<level>}``, its contract check.
+``strata-check-level{level=<level>}``, its contract check (the level names and
+the dialects each allows belong to that pass: strata.passes.check_level).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import StrataError
+from ..passes.base import OptionError, check_threads
+from ..passes.blas import BlasPass
+from ..passes.bufferize import BufferizePass
+from ..passes.canonicalize import CanonicalizePass
+from ..passes.check_level import ALLOWED, LEVEL_NAMES, CheckLevelPass
+from ..passes.decompose import DecomposePass
+from ..passes.expand_math import ExpandMathPass
+from ..passes.fuse import FusePass
+from ..passes.layout import LayoutPass
+from ..passes.lower_to_llvm import LowerToLLVMPass
+from ..passes.parallelize import ParallelizePass
+from ..passes.to_linalg import ToLinalgPass
+from ..passes.vectorize import VectorizePass
+from ..passes.verify import VerifyPass
+from ..passes.workspace import WorkspacePass
+from .pipeline import Pipeline, PipelineError
 
-__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "pipeline_to_level", "level_index", "ALLOWED"]
+__all__ = ["Level", "LEVELS", "LEVEL_NAMES", "ALLOWED", "LevelOptions", "level_index",
+           "add_levels", "level_pipeline", "level_steps", "pipeline_to_level"]
+
+
+@dataclass(frozen=True)
+class LevelOptions:
+    """What changes the passes of the levels: the ``strata-cpu`` options, in Python.
+
+    ``threads`` > 1 lets strata-fuse (fused epilogues), strata-vectorize
+    (matmuls, row reductions) and strata-parallelize (elementwise ops) make large
+    ops parallel loops, which strata-lower-to-llvm runs on that many threads.
+    ``fuse_options`` is extra strata-fuse option text (``report=true ...``).
+    ``blas`` (auto|always|never): strata-fuse chooses, per matmul, between
+    generated code and a call of OpenBLAS's sgemm, which strata-blas makes
+    after bufferization (with ``fusion`` off too: strata-fuse then only chooses).
+    """
+
+    fusion: bool = True
+    layout: bool = True
+    check: bool = True
+    fuse_options: str = ""
+    threads: int = 1
+    blas: str = "auto"
+
+
+def _strata(p: Pipeline, o: LevelOptions) -> None:
+    p.add(VerifyPass())
+    p.add(CanonicalizePass())
+
+
+def _linalg(p: Pipeline, o: LevelOptions) -> None:
+    p.add(ToLinalgPass())
+    p.add("canonicalize, cse")
+
+
+def _fused(p: Pipeline, o: LevelOptions) -> None:
+    p.add(DecomposePass())
+    threads = f"threads={o.threads}" if o.threads > 1 else ""
+    blas = f"blas={o.blas}" if o.blas != "never" else ""
+    if o.fusion:
+        p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads, blas) if t)))
+        p.add("canonicalize, cse")
+    elif blas:  # only the choice between generated code and BLAS calls
+        p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",
+                                                         threads, blas) if t)))
+
+
+def _layout(p: Pipeline, o: LevelOptions) -> None:
+    if o.layout:
+        p.add(LayoutPass())
+        p.add("canonicalize, cse")
+
+
+def _bufferized(p: Pipeline, o: LevelOptions) -> None:
+    p.add(ExpandMathPass())
+    p.add(VectorizePass(threads=o.threads))
+    if o.threads > 1:
+        p.add(ParallelizePass(threads=o.threads))
+    p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
+    p.add(BufferizePass())
+    if o.blas != "never":
+        p.add(BlasPass(threads=o.threads))
+    p.add(WorkspacePass())
+
+
+def _llvm(p: Pipeline, o: LevelOptions) -> None:
+    p.add(LowerToLLVMPass(threads=o.threads))
 
 
 @dataclass(frozen=True)
 class Level:
     name: str
     summary: str
-    passes: str  # what runs to reach this level from the previous one
+    add: Callable[[Pipeline, LevelOptions], None]  # the passes from the previous level to this
 
 
 LEVELS = [
-    Level("strata", "strata dialect ops, canonicalized and verified",
-          "strata-verify, strata-canonicalize"),
-    Level("linalg", "linalg, tensor, arith and math ops on tensors",
-          "strata-to-linalg, canonicalize, cse"),
-    Level("fused", "after fusion decisions (strata-fuse)", "{fuse}"),
-    Level("layout", "after layout decisions (strata-layout)", "{layout}"),
-    Level("bufferized", "memrefs only, results written to caller buffers",
-          "strata-expand-math, {vectorize}, func.func(loop-invariant-subset-hoisting), "
-          "canonicalize, cse, "
-          "strata-bufferize, {blas}strata-workspace"),
-    Level("llvm", "LLVM dialect only", "{lower}"),
+    Level("strata", "strata dialect ops, canonicalized and verified", _strata),
+    Level("linalg", "linalg, tensor, arith and math ops on tensors", _linalg),
+    Level("fused", "after fusion decisions (strata-fuse)", _fused),
+    Level("layout", "after layout decisions (strata-layout)", _layout),
+    Level("bufferized", "memrefs only, results written to caller buffers", _bufferized),
+    Level("llvm", "LLVM dialect only", _llvm),
 ]
-LEVEL_NAMES = [lvl.name for lvl in LEVELS]
-
-# Dialects whose ops may appear at each level (builtin.module and func are always allowed).
-ALLOWED = {
-    "strata": {"strata"},
-    "linalg": {"linalg", "tensor", "arith", "math"},
-    "fused": {"linalg", "tensor", "arith", "math", "scf", "affine"},
-    "layout": {"linalg", "tensor", "arith", "math", "scf", "affine"},
-    "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},
-    "llvm": {"llvm"},
-}
+assert [lvl.name for lvl in LEVELS] == LEVEL_NAMES, "levels and strata-check-level disagree"
 
 
 def level_index(name: str) -> int:
@@ -62,43 +131,42 @@ def level_index(name: str) -> int:
     return LEVEL_NAMES.index(name)
 
 
-def level_steps(name: str, *, fusion: bool = True, layout: bool = True, check: bool = True,
-                fuse_options: str = "", threads: int = 1,
-                blas: str = "auto") -> list[tuple[str, str]]:
+def add_level(p: Pipeline, name: str, options: LevelOptions = LevelOptions()) -> Pipeline:
+    """Adds the passes that reach level ``name`` from the one before (and its check)."""
+    LEVELS[level_index(name)].add(p, options)
+    if options.check:
+        p.add(CheckLevelPass(level=name))
+    return p
+
+
+def add_levels(p: Pipeline, name: str, options: LevelOptions = LevelOptions()) -> Pipeline:
+    """Adds the passes that lower strata IR to level ``name`` (each level checked)."""
+    try:
+        check_threads("strata-cpu", options.threads)
+        for lvl in LEVELS[: level_index(name) + 1]:
+            add_level(p, lvl.name, options)
+    except OptionError as e:
+        raise PipelineError.config(str(e)) from None
+    return p
+
+
+def level_pipeline(name: str, **options) -> Pipeline:
+    """The pipeline that lowers strata IR to level ``name``."""
+    return add_levels(Pipeline(), name, LevelOptions(**options))
+
+
+def level_steps(name: str, **options) -> list[tuple[str, str]]:
     """``(level, pipeline elements)`` for each level up to ``name``, in order.
 
-    ``threads`` > 1 lets strata-fuse (fused epilogues), strata-vectorize
-    (matmuls, row reductions) and strata-parallelize (elementwise ops) make large
-    ops parallel loops, which strata-lower-to-llvm runs on that many threads.
-    ``blas`` (auto|always|never): strata-fuse chooses, per matmul, between
-    generated code and a call of OpenBLAS's sgemm, which strata-blas makes
-    after bufferization (also with ``fusion`` off: strata-fuse then only chooses).
+    Each level's elements are MLIR pipeline text (``strata-verify, ...``) that
+    ``run_pipeline(module, f"builtin.module({text})")`` runs.
     """
-    par = f"{{threads={threads}}}" if threads > 1 else ""
-    blas_option = f"blas={blas}" if blas != "never" else ""
-    fuse_options = " ".join(o for o in (fuse_options, par[1:-1], blas_option) if o)
-    fuse = "strata-fuse" + (f"{{{fuse_options}}}" if fuse_options else "")
-    choose_only = f"strata-fuse{{elementwise=false epilogue=false {blas_option}" + \
-        (f" {par[1:-1]}" if par else "") + "}"
-    steps = []
-    for lvl in LEVELS[: level_index(name) + 1]:
-        passes = lvl.passes.format(
-            fuse=f"strata-decompose, {fuse}, canonicalize, cse" if fusion else
-            f"strata-decompose, {choose_only}" if blas_option else "strata-decompose",
-            blas=f"strata-blas{par}, " if blas_option else "",
-            layout="strata-layout, canonicalize, cse" if layout else "",
-            vectorize=f"strata-vectorize{par}, strata-parallelize{par}" if par else
-            "strata-vectorize", lower=f"strata-lower-to-llvm{par}")
-        parts = [p for p in (passes, f"strata-check-level{{level={lvl.name}}}" if check else "")
-                 if p]
-        steps.append((lvl.name, ", ".join(parts)))
-    return steps
+    o = LevelOptions(**options)
+    add_levels(Pipeline(), name, o)  # checks the options once
+    return [(lvl.name, add_level(Pipeline(), lvl.name, o).inner())
+            for lvl in LEVELS[: level_index(name) + 1]]
 
 
-def pipeline_to_level(name: str, *, fusion: bool = True, layout: bool = True,
-                      check: bool = True, fuse_options: str = "", threads: int = 1,
-                      blas: str = "auto") -> str:
+def pipeline_to_level(name: str, **options) -> str:
     """The textual pipeline that lowers strata IR to level ``name``."""
-    steps = level_steps(name, fusion=fusion, layout=layout, check=check,
-                        fuse_options=fuse_options, threads=threads, blas=blas)
-    return "builtin.module(" + ", ".join(text for _, text in steps if text) + ")"
+    return str(level_pipeline(name, **options))

@@ -1,239 +1,264 @@
-"""The one runner every pipeline goes through, from strata-opt and from Python alike.
+"""Textual pipelines into MLIR's PassManager, and the one way every pipeline runs.
 
-A pipeline (textual, mixing strata passes, strata pipelines and upstream MLIR
-passes) is expanded into a flat list of stages, one per leaf pass. Each stage
-runs on its own, so IR printing, timing and failures are attributed to one
-pass. When a stage fails, the runner saves the IR it was given and the error
-carries the ``strata-opt`` command that reproduces the failure.
+``parse_pipeline`` reads MLIR's pipeline syntax, in which strata's flags may
+appear next to upstream passes:
+
+    builtin.module(strata-canonicalize{max-iterations=4}, func.func(cse), strata-cpu)
+
+MLIR's own parser checks the text (each top-level strata element is masked by a
+registered pass of the same width, so MLIR's messages point at the right column);
+strata's elements are built from their options, once, and named pipelines are
+expanded. ``PassManager`` then puts the result in MLIR's PassManager: consecutive
+upstream elements as one ``pm.add(text)``, each strata pass as a Python pass
+(``pm.add(callable, name=, argument=, description=)``) that emits its errors as
+MLIR diagnostics and calls ``signal_pass_failure()``. IR printing, timing,
+statistics and verification are MLIR's.
+
+``run_pipeline`` is what the runtime and the tests call: it snapshots the input
+once (a clone, cheap) and, only if the pipeline fails, saves it and raises a
+PipelineError carrying the ``strata-opt`` command that reproduces the failure.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
-import sys
+import re
 import tempfile
-import time
-from dataclasses import dataclass, field
 
 from mlir import ir, passmanager
 
-from ..errors import Diagnostic, StrataError, format_location
-from ..passes import registry
-from ..passes.base import OptionError, PassFailure
-from .text import Element, PipelineSyntaxError, format_pipeline, parse_pipeline
+from ..diagnostics import capture_diagnostics, captured_stderr
+from ..errors import Diagnostic, format_location
+from ..passes.base import OptionError, OptionSyntaxError, Pass, PassFailure
+from . import registry
+from .pipeline import Pipeline, PipelineError
 
-__all__ = ["Stage", "PipelineError", "Instrumentation", "expand", "run_pipeline", "stages_for"]
+__all__ = ["PassManager", "Pipeline", "PipelineError", "parse_pipeline", "run_pipeline",
+           "scratch_context", "MAX_DEPTH"]
 
-
-class PipelineError(StrataError):
-    """A pipeline could not be built (bad syntax, unknown pass, bad option) or a pass failed."""
-
-    def __init__(self, diagnostics, *, stage: str | None = None, reproducer: str | None = None,
-                 hint: str | None = None):
-        self.stage = stage
-        self.reproducer = reproducer
-        super().__init__(diagnostics=diagnostics, hint=hint)
+MAX_DEPTH = 100  # nested anchors in a pipeline's text
+_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+_PLACEHOLDER = "cse"  # an op-agnostic upstream pass standing in for a strata one while MLIR checks
+_ANCHOR_ERROR = ("expected pass pipeline to be wrapped with the anchor operation type, "
+                 "e.g. 'builtin.module(...)'")
 
 
-def _config_error(message: str) -> PipelineError:
-    return PipelineError([Diagnostic("<pass-pipeline>", message)])
+@functools.cache
+def scratch_context() -> ir.Context:
+    """One context to check pipeline text in (MLIR's pass registry is the same in every one)."""
+    return ir.Context()
 
 
-@dataclass
-class Stage:
-    """One leaf pass of an expanded pipeline, with the op anchors it is nested under."""
+def _elements(inner: str):
+    """``(depth, start, end, name, options_start)`` of each element of ``inner``, any depth.
 
-    name: str
-    anchors: tuple[str, ...] = ()
-    python: object | None = None  # a strata Pass instance
-    element: Element | None = None  # an upstream pass element
-
-    @property
-    def text(self) -> str:
-        """This stage alone, as a full textual pipeline."""
-        inner = str(self.python) if self.python is not None else str(self.element)
-        for anchor in reversed(self.anchors):
-            inner = f"{anchor}({inner})"
-        return f"builtin.module({inner})"
-
-    @property
-    def label(self) -> str:
-        inner = str(self.python) if self.python is not None else str(self.element)
-        for anchor in reversed(self.anchors):
-            inner = f"{anchor}({inner})"
-        return inner
-
-    def run(self, module: ir.Operation) -> list[Diagnostic]:
-        """Runs the stage; returns the diagnostics of a successful run.
-
-        Those may hold errors: an upstream pass can emit one and still succeed
-        (mlir-opt prints it and carries on, and so does strata-opt). A failure
-        raises PassFailure with the pass's diagnostics.
-        """
-        if self.python is None:
-            pm = passmanager.PassManager.parse(self.text, context=module.context)
-            with capture_diagnostics(module.context) as diags:
-                try:
-                    pm.run(module)
-                except ir.MLIRError:
-                    failed = True
-                else:
-                    failed = False
-            if failed:
-                errors = [d for d in diags if d.severity == "error"]
-                raise PassFailure(errors or [Diagnostic(
-                    format_location(module.location), f"pass '{self.name}' failed")])
-            return diags
-        remarks = []
-        with module.context:
-            for target in _anchored(module, self.anchors):
-                remarks += self.python.apply(target)
-        module.verify()
-        return remarks
-
-
-@contextlib.contextmanager
-def capture_diagnostics(context: ir.Context):
-    """Collects, in order, every diagnostic emitted in ``context`` while inside.
-
-    Errors go to the list too, never to the bindings' own capture: that one
-    asserts (and aborts the process) when a call succeeds after an error was
-    emitted, as ``PassManager.run`` does when a pass emits an error without
-    failing.
+    A scan, not a parser: it finds where elements are so that strata's can be
+    told apart; MLIR's parser judges the syntax. ``options_start`` is the
+    offset of the text inside ``{...}`` (None without options).
     """
-    diags: list[Diagnostic] = []
+    out = []
+    depth, pos, n = 0, 0, len(inner)
+    expect_element = True
+    while pos < n:
+        c = inner[pos]
+        if c.isspace():
+            pos += 1
+        elif c == ",":
+            expect_element = True
+            pos += 1
+        elif c == "(":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise PipelineError.config(
+                    f"invalid pass pipeline: pass pipeline nested deeper than {MAX_DEPTH} levels")
+            expect_element = True
+            pos += 1
+        elif c == ")":
+            depth -= 1
+            expect_element = False
+            pos += 1
+        elif c == "{":  # options: skip to the matching brace (quotes hold anything)
+            start, level = pos, 0
+            while pos < n:
+                if inner[pos] == '"':
+                    end = inner.find('"', pos + 1)
+                    pos = n if end < 0 else end + 1
+                    continue
+                level += {"{": 1, "}": -1}.get(inner[pos], 0)
+                pos += 1
+                if level == 0:
+                    break
+            if out and out[-1][4] is None and not inner[out[-1][2]:start].strip():
+                d, s, _, name, _ = out[-1]
+                out[-1] = (d, s, pos, name, start + 1)
+        else:
+            m = _NAME.match(inner, pos)
+            if not m:
+                pos += 1
+                continue
+            if expect_element:
+                out.append((depth, pos, m.end(), m.group(0), None))
+            expect_element = False
+            pos = m.end()
+    return out
 
-    def handler(d):
-        diags.append(Diagnostic.from_mlir(d))
-        return True
 
-    previous = context.emit_error_diagnostics
-    context.emit_error_diagnostics = True
-    handle = context.attach_diagnostic_handler(handler)
-    try:
-        yield diags
-    finally:
-        handle.detach()
-        context.emit_error_diagnostics = previous
+def _mlir_check(anchor: str, inner: str, masked: str, spans, context: ir.Context | None):
+    """MLIR's verdict on the pipeline text with strata's elements masked; raises PipelineError.
 
-
-def _anchored(module: ir.Operation, anchors: tuple[str, ...]):
-    targets = [module]
-    for anchor in anchors:
-        nxt = []
-        for t in targets:
-            for region in t.regions:
-                for block in region.blocks:
-                    nxt += [op.operation for op in block.operations if op.operation.name == anchor]
-        targets = nxt
-    return targets
-
-
-def expand(elements: list[Element], anchors: tuple[str, ...] = (), context=None,
-           source: str | None = None) -> list[Stage]:
-    """Flattens parsed pipeline elements into stages; checks names and options.
-
-    ``source`` is the pipeline text the elements were parsed from (for the
-    position of a malformed option block). Every strata pass's options are
-    checked here, when the pipeline is built, not when the pass runs.
+    ``spans`` are the masked ``(start, end)`` offsets: MLIR's message shows the
+    user's text, not the mask.
     """
-    stages: list[Stage] = []
-    for e in elements:
-        if e.is_anchor:
-            if e.name == "builtin.module" and not anchors:
-                stages += expand(e.children, anchors, context, source)
-            else:
-                stages += expand(e.children, anchors + (e.name,), context, source)
-            continue
-        if registry.is_strata_pass(e.name):
-            cls = registry.lookup(e.name)
-            try:
-                instance = cls.from_options(e.options)
-            except OptionError as err:
-                raise _config_error(str(err)) from None
-            except PipelineSyntaxError as err:
-                # mlir-opt's form: failed to add `pass` with options `...`
-                reason = (f"failed to add `{e.name}` with options `{e.options}`: "
-                          f"{err.reason}")
-                if source is None:
-                    raise _config_error(f"invalid pass pipeline: {reason}") from None
-                located = PipelineSyntaxError(reason, source, e.options_pos + err.pos)
-                raise _config_error(f"invalid pass pipeline: {located}") from None
-            if hasattr(instance, "elements"):  # a named pipeline
-                text = instance.elements()
-                stages += expand(parse_pipeline(text), anchors, context, text)
-            else:
-                stages.append(Stage(e.name, anchors, python=instance))
-            continue
-        stage = Stage(e.name, anchors, element=e)
+    context = context or scratch_context()
+    with captured_stderr() as cl:
         try:
-            passmanager.PassManager.parse(stage.text, context=context)
-        except ValueError as err:
-            text = str(err).strip()
-            if "does not refer to a registered pass" in text:
-                text = f"'{e.name}' does not refer to a registered pass or pass pipeline " \
-                       f"(see strata-opt --list-passes)"
-            raise _config_error(text.replace("\n\n", "\n")) from None
-        stages.append(stage)
-    return stages
-
-
-def stages_for(pipeline: str, context=None) -> list[Stage]:
-    """Parses and expands a textual pipeline (``builtin.module(...)`` or a bare list)."""
-    text = pipeline.strip()
-    try:
-        elements = parse_pipeline(text)
-    except PipelineSyntaxError as err:
-        raise _config_error(f"invalid pass pipeline: {err}") from None
-    return expand(elements, context=context, source=text)
-
-
-@dataclass
-class Instrumentation:
-    """What to print around stages: IR before/after (all or named passes) and timing."""
-
-    print_before_all: bool = False
-    print_after_all: bool = False
-    print_before: set[str] = field(default_factory=set)
-    print_after: set[str] = field(default_factory=set)
-    print_after_failure: bool = False
-    debug_info: bool = False
-    timing: bool = False
-    stream: object = None
-    times: list[tuple[str, float]] = field(default_factory=list)
-
-    def _dump(self, when: str, stage: Stage, module: ir.Operation):
-        out = self.stream or sys.stderr
-        out.write(f"// -----// IR Dump {when} {stage.label} //----- //\n")
-        out.write(module.get_asm(enable_debug_info=self.debug_info))
-        out.write("\n")
-
-    def before(self, stage, module):
-        if self.print_before_all or stage.name in self.print_before:
-            self._dump("Before", stage, module)
-
-    def after(self, stage, module, seconds):
-        self.times.append((stage.label, seconds))
-        if self.print_after_all or stage.name in self.print_after:
-            self._dump("After", stage, module)
-
-    def failed(self, stage, module):
-        if self.print_after_failure:
-            self._dump("After Failure", stage, module)
-
-    def report(self):
-        if not self.timing:
+            passmanager.PassManager.parse(f"{anchor}({masked})", context=context)
             return
-        out = self.stream or sys.stderr
-        total = sum(t for _, t in self.times) or 1e-12
-        bar = "===" + "-" * 73 + "==="
-        out.write(f"{bar}\n{'... Execution time report ...':^79}\n{bar}\n")
-        out.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
-        out.write("  ----Wall Time----  ----Name----\n")
-        for name, t in self.times:
-            out.write(f"  {t:8.4f} ({100 * t / total:5.1f}%)  {name}\n")
-        out.write(f"  {total:8.4f} (100.0%)  Total\n")
+        except ValueError as e:
+            message = str(e)
+    # MLIR echoes the text it parsed under its message: show the user's, not the masked one.
+    if masked != inner:
+        message = message.replace(f"\n{masked}\n", f"\n{inner}\n", 1)
+        for start, end in spans:  # an element quoted in the message
+            message = message.replace(masked[start:end], inner[start:end], 1)
+    # LLVM's option parser writes its own line first (": for the --x option: ..."): keep it.
+    preamble = cl.text.strip("\n")
+    raise PipelineError.config(message, hint=preamble.lstrip(": ") or None)
+
+
+def parse_pipeline(text: str, context: ir.Context | None = None, *,
+                   bare_list: bool = False) -> Pipeline:
+    """A Pipeline from MLIR's textual syntax (with strata's flags); raises PipelineError.
+
+    ``text`` is ``<anchor>(<elements>)``, as mlir-opt's ``--pass-pipeline``
+    requires; ``bare_list`` also takes the elements alone (for builtin.module).
+    Every strata pass's options are checked here, when the pipeline is built.
+    """
+    text = text.strip()
+    start = text.find("(")
+    if start <= 0 or not text.endswith(")"):
+        if not bare_list:
+            raise PipelineError.config(_ANCHOR_ERROR)
+        text = f"builtin.module({text})"
+        start = len("builtin.module")
+    anchor, inner = text[:start].rstrip(), text[start + 1:-1]
+    elements = _elements(inner)
+    strata = [e for e in elements if registry.is_strata_pass(e[3])]
+    for depth, _, _, name, _ in strata:
+        if depth > 0:
+            raise PipelineError.config(
+                f"'{name}' is a strata pass: it runs on the module and cannot be nested in an "
+                "anchor (it visits the functions itself)")
+    masked = inner
+    for _, s, e, _, _ in strata:
+        masked = masked[:s] + _PLACEHOLDER.ljust(e - s) + masked[e:]
+    _mlir_check(anchor, inner, masked, [(s, e) for _, s, e, _, _ in strata], context)
+
+    p = Pipeline(anchor)
+    pos = 0
+    for _, s, e, name, opts_start in strata:
+        p.add(inner[pos:s].strip().strip(",").strip())
+        options = inner[opts_start:e - 1] if opts_start is not None else ""
+        try:
+            p.add(registry.lookup(name).from_options(options))
+        except OptionSyntaxError as err:
+            where = (opts_start or 0) + len(anchor) + 1 + err.pos + \
+                (len(options) - len(options.lstrip()))
+            raise PipelineError.config(
+                f"invalid pass pipeline: failed to add `{name}` with options `{options.strip()}`: "
+                f"{err.reason}\n  {text}\n  {' ' * where}^") from None
+        except OptionError as err:
+            raise PipelineError.config(str(err)) from None
+        pos = e
+    p.add(inner[pos:].strip().strip(",").strip())
+    return p
+
+
+class _RunState:
+    """What strata's Python passes share with their PassManager's run (no cycle through it)."""
+
+    def __init__(self):
+        self.sink: list[Diagnostic] = []
+        self.on_diagnostic = None
+        self.failed_pass: str | None = None
+
+    def remark(self, d: Diagnostic) -> None:
+        """A strata pass's remark (MLIR's Python API emits errors only): kept in order."""
+        self.sink.append(d)
+        if self.on_diagnostic is not None:
+            self.on_diagnostic(d)
+
+
+def _python_pass(instance: Pass, state: _RunState):
+    """``instance`` as the callable of an MLIR Python pass."""
+
+    def run(op, pass_):
+        try:
+            with op.context:  # passes build IR in the current context
+                diags = instance.apply(op)
+        except PassFailure as failure:
+            state.failed_pass = instance.name
+            for d, loc in zip(failure.diagnostics, failure.locations, strict=True):
+                if d.severity == "error":
+                    (loc or op.location).emit_error(d.message)
+                else:
+                    state.remark(d)
+            pass_.signal_pass_failure()
+            return
+        for d in diags:
+            state.remark(d)
+
+    run.__name__ = instance.display_name()
+    return run
+
+
+class PassManager:
+    """MLIR's PassManager (``.pm``) holding a Pipeline, in ``context``.
+
+    Configure printing, timing, statistics, verification on ``.pm`` (they are
+    MLIR's); ``run`` runs it and returns ``(succeeded, diagnostics)``: the
+    diagnostics of every pass in order, strata's remarks included. MLIR prints
+    its timing report when ``.pm`` is destroyed (drop the PassManager).
+    """
+
+    def __init__(self, pipeline: Pipeline, context: ir.Context):
+        self.pipeline = pipeline
+        self.pm = passmanager.PassManager(pipeline.anchor, context=context)
+        self._state = _RunState()
+        segment: list[str] = []
+        for item in pipeline.items:
+            if isinstance(item, str):
+                segment.append(item)
+                continue
+            if segment:
+                self.pm.add(", ".join(segment))
+                segment = []
+            self.pm.add(_python_pass(item, self._state), name=item.display_name(),
+                        argument=item.name, description=item.summary())
+        if segment:
+            self.pm.add(", ".join(segment))
+
+    @property
+    def failed_pass(self) -> str | None:
+        """The strata pass that failed in the last run (None: none did, or an upstream one)."""
+        return self._state.failed_pass
+
+    def run(self, op: ir.Operation, on_diagnostic=None) -> tuple[bool, list[Diagnostic]]:
+        """``(succeeded, diagnostics)``; ``on_diagnostic`` sees each diagnostic as it comes."""
+        state = self._state
+        state.failed_pass = None
+        state.on_diagnostic = on_diagnostic
+        with capture_diagnostics(op.context, on_diagnostic) as diags:
+            state.sink = diags
+            try:
+                self.pm.run(op)
+                ok = True
+            except ir.MLIRError:
+                ok = False
+            finally:
+                state.sink, state.on_diagnostic = [], None
+        return ok, diags
 
 
 def _save_reproducer(text: str) -> str:
@@ -245,44 +270,32 @@ def _save_reproducer(text: str) -> str:
     return path
 
 
-def run_pipeline(module: ir.Operation, pipeline, *, instrumentation: Instrumentation | None = None,
+def run_pipeline(module: ir.Operation, pipeline: str | Pipeline, *,
                  reproducer: bool = True) -> list[Diagnostic]:
-    """Runs ``pipeline`` (text or stages) on ``module``; returns the passes' diagnostics.
+    """Runs ``pipeline`` on ``module`` in place; returns the passes' diagnostics.
 
     Those are remarks, and whatever an upstream pass emitted without failing
-    (warnings, even errors: see Stage.run).
-
-    On failure raises PipelineError naming the pass, with the op's location, and
-    (when ``reproducer``) the saved input IR and the command that reproduces it.
+    (warnings, even errors: mlir-opt prints them and carries on). On failure
+    raises PipelineError with the diagnostics (located at the op), the failing
+    strata pass (``stage``) and, with ``reproducer``, the pipeline's input IR
+    saved to a file and the ``strata-opt`` command that reproduces the failure.
     """
-    stages = stages_for(pipeline, module.context) if isinstance(pipeline, str) else pipeline
-    inst = instrumentation or Instrumentation()
-    remarks: list[Diagnostic] = []
-    for stage in stages:
-        before_text = module.get_asm(enable_debug_info=True) if reproducer else None
-        inst.before(stage, module)
-        start = time.perf_counter()
-        try:
-            remarks += stage.run(module)
-        except (PassFailure, ir.MLIRError) as err:
-            inst.failed(stage, module)
-            diags = err.diagnostics if isinstance(err, PassFailure) else [
-                Diagnostic.from_mlir(d) for d in err.error_diagnostics]
-            if not diags:
-                diags = [Diagnostic(format_location(module.location),
-                                    f"pass '{stage.name}' failed")]
-            hint = None
-            path = None
-            if reproducer:
-                path = _save_reproducer(before_text)
-                hint = (f"note: pass '{stage.name}' failed; its input IR is saved in {path}\n"
-                        f"note: reproduce with: strata-opt --pass-pipeline='{stage.text}' {path}"
-                        "\nnote: add --mlir-print-ir-after-all to see the IR after each pass")
-            raise PipelineError(diags, stage=stage.name, reproducer=path, hint=hint) from None
-        inst.after(stage, module, time.perf_counter() - start)
-    return remarks
-
-
-def describe(stages: list[Stage]) -> str:
-    """The expanded pipeline as one textual pipeline string."""
-    return "builtin.module(" + format_pipeline([]) + ", ".join(s.label for s in stages) + ")"
+    if isinstance(pipeline, str):
+        pipeline = parse_pipeline(pipeline, module.context, bare_list=True)
+    manager = PassManager(pipeline, module.context)
+    snapshot = module.clone() if reproducer else None
+    ok, diags = manager.run(module)
+    if ok:
+        return diags
+    errors = [d for d in diags if d.severity == "error"] or [
+        Diagnostic(format_location(module.location),
+                   "failure while executing pass pipeline (a pass failed without a diagnostic)")]
+    stage = manager.failed_pass
+    hint = path = None
+    if snapshot is not None:
+        path = _save_reproducer(snapshot.get_asm(enable_debug_info=True))
+        which = f"pass '{stage}' failed" if stage else "the pipeline failed"
+        hint = (f"note: {which}; the pipeline's input IR is saved in {path}\n"
+                f"note: reproduce with: strata-opt --pass-pipeline='{pipeline}' {path}\n"
+                "note: add --mlir-print-ir-after-all to see the IR after each pass")
+    raise PipelineError(errors, stage=stage, reproducer=path, hint=hint)

@@ -36,12 +36,13 @@ _BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "i64": 64, "i32": 32, "i8"
 
 
 def scan_allocs(module: ir.Module) -> list[list]:
-    """``[bytes, location, type]`` of each statically sized heap buffer, largest first."""
+    """``[bytes, location, type]`` of each statically sized buffer, largest first: heap
+    buffers, and those strata-workspace placed in the workspace (views of it)."""
     found = []
 
     def visit(op):
         op = op.operation if hasattr(op, "operation") else op
-        if op.name == "memref.alloc":
+        if op.name in ("memref.alloc", "memref.view"):  # a view: a workspace buffer
             t = ir.MemRefType(op.results[0].type)
             if t.has_static_shape:
                 count = 1

@@ -20,6 +20,8 @@ import functools
 import os
 import threading
 import time
+import warnings
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +32,7 @@ from ..dialect.types import dtype_of_numpy, numpy_dtype, shape_of
 from ..errors import StrataError
 from ..frontend.locations import location_text
 from ..frontend.module import Module, spec_of, trace
+from ..frontend.tensor import TensorSpec
 from ..parsing import parse_module
 from ..pipelines.levels import level_index, level_steps
 from ..pipelines.runner import run_pipeline
@@ -37,6 +40,7 @@ from .allocs import WORKSPACE_ALIGNMENT, check_allocs, scan_allocs, workspace_al
 from .cache_admin import explain_miss
 from .engine import address, uses_async_runtime
 from .log import logger
+from .specialize import ShapeFunction
 from .variants import Variants
 
 __all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
@@ -52,6 +56,10 @@ def parse(text: str, filename: str = "<string>") -> Module:
     return module
 
 
+class StrataPerformanceWarning(UserWarning):
+    """strata chose a slower way to keep going (e.g. dynamic dims past max_recompiles)."""
+
+
 @dataclass
 class CompileStats:
     """The three costs, kept apart: cold compiles, warm calls, and new-shape compiles."""
@@ -60,7 +68,7 @@ class CompileStats:
     compile_seconds: float = 0.0
     calls: int = 0
     specializations: list = field(default_factory=list)
-    ir_sizes: dict = field(default_factory=dict)
+    ir_sizes: dict = field(default_factory=dict)  # level -> operations at that level
     fusion_report: list = field(default_factory=list)
     cache_hits: int = 0
 
@@ -118,8 +126,21 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
             before[name](module)
         remarks += run_pipeline(module.operation, f"builtin.module({text})")
         if record_sizes is not None:
-            record_sizes[name] = len(str(module).splitlines())
+            record_sizes[name] = _op_count(module)
     return remarks
+
+
+def _op_count(module: ir.Module) -> int:
+    """How many operations ``module`` holds (a size that needs no printing)."""
+    count = 0
+
+    def visit(op):
+        nonlocal count
+        count += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return count - 1  # the module itself
 
 
 class CompiledFunction:
@@ -166,9 +187,48 @@ def _describe_key(key) -> str:
 
 
 def _signature(arg_specs) -> str:
-    """``(4x8xf32, f32)``: a signature as people read it."""
-    return "(" + ", ".join("x".join(map(str, s)) + f"x{d}" if len(s) else d
-                           for s, d in arg_specs) + ")"
+    """``(4x8xf32, ?x3xf32, f32)``: a signature as people read it."""
+    return "(" + ", ".join("x".join("?" if n is None else str(n) for n in s) + f"x{d}"
+                           if len(s) else d for s, d in arg_specs) + ")"
+
+
+class DynamicFunction(CompiledFunction):
+    """One function compiled with dynamic dims: outputs sized per call by its shape rules.
+
+    The guard (which calls may use it) is the caller's; each new set of input shapes
+    has its outputs' shapes inferred once (ShapeFunction) and its largest buffer
+    checked against what the process can allocate.
+    """
+
+    def __init__(self, *args, shapes: ShapeFunction):
+        super().__init__(*args)
+        self.shapes = shapes
+        self._checked: set = set()
+
+    def run(self, arrays):
+        specs = [(a.shape, d) for a, (_, d) in zip(arrays, self.arg_specs, strict=True)]
+        results = self.shapes(specs)
+        key = tuple(a.shape for a in arrays)
+        if key not in self._checked:
+            check_allocs(self.name, [[self.shapes.largest(specs), "<" + self.name + ">",
+                                      f"an intermediate for {_signature(specs)}"]])
+            self._checked.add(key)
+        outs = [np.empty(s, numpy_dtype(d)) for s, d in results]
+        pointers = [address(a) for a in arrays] + [address(o) for o in outs]
+        shapes = [a.shape for a in arrays] + [o.shape for o in outs]
+        if self.workspace:
+            pointers.append(self._workspace())
+            shapes.append((self.workspace,))
+        self.kernel.call_shaped(pointers, shapes)
+        return outs
+
+
+def compiled_function(fname, arg_specs, result_specs, kernel, allocs, workspace, shapes=None):
+    """A CompiledFunction, or a DynamicFunction when ``shapes`` sizes its outputs per call."""
+    if shapes is None:
+        return CompiledFunction(fname, arg_specs, result_specs, kernel, allocs, workspace)
+    return DynamicFunction(fname, arg_specs, result_specs, kernel, allocs, workspace,
+                           shapes=shapes)
 
 
 def _type_text(shape, dtype):
@@ -267,15 +327,20 @@ class Program(ProgramBase):
 
     def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
                  opt_level: int = 3, layout: bool = True, threads: int | None = None,
-                 max_variants: int | None = None, blas: str = "auto"):
+                 max_variants: int | None = None, dynamic: bool = False, blas: str = "auto"):
         super().__init__(module, max_variants)
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
         self.threads = _threads(threads)
+        # dynamic: compile each function once as declared, its dynamic dims sized per
+        # call; else once per distinct shapes, fully static (faster code)
+        self.dynamic = dynamic
         self.blas = _blas(blas)
 
     def _get(self, fname, arg_specs):
+        if self.dynamic:
+            arg_specs = list(self._signatures[fname][0])
         key = (fname, tuple(tuple(s) for s, _ in arg_specs))
         return self._cache.get_or_build(key, lambda: self._compile(fname, arg_specs))
 
@@ -307,6 +372,8 @@ class Program(ProgramBase):
         from .engine import Engine
 
         module, result_specs = specialized(self.module, fname, arg_specs)
+        dynamic = any(None in tuple(s) for s, _ in arg_specs)
+        shapes = ShapeFunction(_clone(module), fname) if dynamic else None
         use_cache = cache.enabled() and aot.available()
         key = None
         if use_cache:
@@ -326,7 +393,7 @@ class Program(ProgramBase):
             if hit is not None:
                 lib_path, meta = hit
                 try:
-                    compiled = self._from_library(lib_path, fname, arg_specs, meta)
+                    compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
                 except (OSError, KeyError, TypeError, ValueError, StrataError) as e:
                     cache.discard(key, f"cannot load it: {e}")  # rebuilt below
                 else:
@@ -362,14 +429,16 @@ class Program(ProgramBase):
             lib_path = cache.store(key, lambda path: aot.build_shared_library(
                 module, path, opt_level=self.opt_level), meta)
             if lib_path is not None:
-                return self._from_library(lib_path, fname, arg_specs, meta), remarks, sizes
+                compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
+                return compiled, remarks, sizes
         engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
                                ([(workspace[0],)] if workspace[0] else []))
-        compiled = CompiledFunction(fname, arg_specs, result_specs, kernel, allocs, workspace[0])
+        compiled = compiled_function(fname, arg_specs, result_specs, kernel, allocs,
+                                     workspace[0], shapes)
         return compiled, remarks, sizes
 
-    def _from_library(self, lib_path, fname, arg_specs, meta):
+    def _from_library(self, lib_path, fname, arg_specs, meta, shapes=None):
         from .aot import SharedLibrary
 
         result_specs = [(tuple(s), d) for s, d in meta["results"]]
@@ -377,8 +446,8 @@ class Program(ProgramBase):
         workspace = int(meta["workspace"])
         kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
                             ([(workspace,)] if workspace else []))
-        return CompiledFunction(fname, arg_specs, result_specs, kernel, meta["allocs"],
-                                workspace)
+        return compiled_function(fname, arg_specs, result_specs, kernel, meta["allocs"],
+                                 workspace, shapes)
 
 
 def specialized(source: ir.Module, fname: str, arg_specs):
@@ -410,7 +479,8 @@ class JitFunction:
 
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
-                 blas: str = "auto"):
+                 dynamic: dict | None = None, automatic_dynamic: bool = False,
+                 max_recompiles: int | None = None, blas: str = "auto"):
         self.fn = fn
         self.fusion = fusion
         self.layout = layout
@@ -422,6 +492,13 @@ class JitFunction:
         self._signatures_seen: list = []
         self.stats = CompileStats()
         functools.update_wrapper(self, fn)
+        self._marked = _dynamic_marks(fn, dynamic)
+        self.automatic_dynamic = automatic_dynamic
+        self.max_recompiles = _max_recompiles(max_recompiles)
+        self._dynamic: list = []      # (guard, Program) of the variants with dynamic dims
+        self._dynamic_hits: OrderedDict = OrderedDict()  # exact key -> one of those
+        self._failed_dynamic: set = set()  # dims a dynamic compile could not handle
+        self._lock = threading.RLock()
 
     def signature_of(self, args):
         names = _param_names(self.fn, len(args))
@@ -438,7 +515,9 @@ class JitFunction:
         key = tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
         program = self._programs.get(key)
         if program is None:
-            program = self._programs.get_or_build(key, lambda: self._compile(args))
+            program = self._dynamic_hits.get(key)
+            if program is None:
+                program = self._resolve(key, args)
         self.stats.calls += 1
         fast = program.fast
         if fast is not None:
@@ -451,9 +530,111 @@ class JitFunction:
                 return outs[0] if len(outs) == 1 else tuple(outs)
         return program(*args)
 
-    def _compile(self, args) -> Program:
-        """Traces and compiles the variant for ``args`` (under the variants' lock)."""
-        signature = self.signature_of(args)
+    def _resolve(self, key, args) -> Program:
+        """The variant for a call no exact-key variant serves: a dynamic variant whose guard
+        the call passes, a new dynamic variant (dims marked, or seen to change), or a new
+        static one."""
+        with self._lock:
+            program = self._programs.get(key) or self._dynamic_hits.get(key)
+            if program is not None:
+                return program
+            signature = self.signature_of(args)
+            for guard, program in self._dynamic:
+                if _passes(guard, signature):
+                    return self._remember(key, program)
+            family = [s for s in self._signatures_seen if _family(s) == _family(signature)]
+            over_limit = len(family) >= self.max_recompiles
+            dims = self._dims_to_generalize(signature, self.automatic_dynamic or over_limit)
+            if dims:
+                program = self._compile_dynamic(args, signature, dims)
+                if program is not None:
+                    if over_limit and not self.automatic_dynamic:
+                        warnings.warn(
+                            f"{self.__name__}: {len(family)} variants compiled for changing "
+                            "shapes; further shapes use one variant with the changing dims "
+                            "dynamic, which can run much slower (mark dims dynamic or raise "
+                            "max_recompiles to choose)", StrataPerformanceWarning, stacklevel=3)
+                    return self._remember(key, program)
+            if over_limit:
+                seen = ", ".join(_signature(s) for s in family)
+                raise StrataError(
+                    f"{self.__name__}: recompile limit reached ({self.max_recompiles} variants "
+                    f"of these dtypes and ranks; shapes seen: {seen}; now "
+                    f"{_signature(signature)}): mark the changing dims dynamic "
+                    "(strata.jit(dynamic={'x': [0]})) or raise max_recompiles",
+                    location=location_text())
+            return self._programs.get_or_build(key, lambda: self._compile(args, signature))
+
+    def _remember(self, key, program):
+        self._dynamic_hits[key] = program
+        while len(self._dynamic_hits) > 4096:
+            self._dynamic_hits.popitem(last=False)
+        return program
+
+    def _dims_to_generalize(self, signature, changed: bool) -> dict:
+        """arg index -> dims to compile dynamic for ``signature``: the marked ones, and
+        (``changed``) those that took another value in a seen signature of the same
+        dtypes and ranks. Only dims of size >= 2 here (a dynamic dim never broadcasts)."""
+        dims = {i: set(d) for i, d in self._marked.items()}
+        if changed:
+            for old in self._signatures_seen:
+                if [(len(s), d) for s, d in old] != [(len(s), d) for s, d in signature]:
+                    continue
+                for i, ((shape, _), (old_shape, _)) in enumerate(zip(signature, old,
+                                                                     strict=True)):
+                    dims.setdefault(i, set()).update(
+                        j for j, (a, b) in enumerate(zip(shape, old_shape, strict=True))
+                        if a != b)
+        dims = {i: {j for j in d if j < len(signature[i][0]) and signature[i][0][j] >= 2}
+                for i, d in dims.items()}
+        dims = {i: d for i, d in dims.items() if d}
+        frozen = frozenset((i, j) for i, d in dims.items() for j in d)
+        return {} if not frozen or frozen in self._failed_dynamic else dims
+
+    def _compile_dynamic(self, args, signature, dims):
+        """Traces with ``dims`` dynamic and compiles once; None if that cannot be done."""
+        names = _param_names(self.fn, len(args))
+        specs = [TensorSpec(tuple(None if j in dims.get(i, ()) else n
+                                  for j, n in enumerate(shape)), dtype)
+                 for i, (shape, dtype) in enumerate(signature)]
+        what = ", ".join(f"'{names[i]}' dim{'s' if len(d) > 1 else ''} "
+                         f"{', '.join(map(str, sorted(d)))}" for i, d in sorted(dims.items()))
+        log = logger("recompiles")
+        log.info("%s: compiling for %s with %s dynamic: %s", self.__name__,
+                 _signature(signature), what, self._why(signature))
+        start = time.perf_counter()
+        try:
+            module = trace(self.fn, *specs)
+            program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
+                              layout=self.layout, threads=self.threads, max_variants=1,
+                              dynamic=True, blas=self.blas)
+            fname = next(iter(program._signatures))
+            program._signatures = {fname: (program._signatures[fname][0], names)}
+            program._get(fname, None)
+        except Exception as e:  # noqa: BLE001 - a Python function may not trace with a ?
+            # dim (x.shape[0] * 2, say): static variants serve it as before
+            self._failed_dynamic.add(frozenset((i, j) for i, d in dims.items() for j in d))
+            reason = e.message if isinstance(e, StrataError) else f"{type(e).__name__}: {e}"
+            log.info("%s: cannot compile %s dynamic (%s); compiling for the exact shapes",
+                     self.__name__, what, reason)
+            return None
+        if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
+            program.fast = next(iter(program._cache.values()))
+        guard = tuple((s.shape, s.dtype) for s in specs)
+        self._dynamic.append((guard, program))
+        self._signatures_seen.append(signature)
+        self._count(program, start)
+        return program
+
+    def _count(self, program, start) -> None:
+        self.stats.compiles += 1
+        self.stats.compile_seconds += time.perf_counter() - start
+        self.stats.ir_sizes = program.stats.ir_sizes
+        self.stats.cache_hits += program.stats.cache_hits
+        self.stats.fusion_report = program.stats.fusion_report
+
+    def _compile(self, args, signature) -> Program:
+        """Traces and compiles the static variant for ``args`` (under the variants' lock)."""
         logger("recompiles").info("%s: compiling for %s: %s", self.__name__,
                                   _signature(signature), self._why(signature))
         start = time.perf_counter()
@@ -470,11 +651,7 @@ class JitFunction:
         if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
             program.fast = next(iter(program._cache.values()))
         self._signatures_seen.append(signature)
-        self.stats.compiles += 1
-        self.stats.compile_seconds += time.perf_counter() - start
-        self.stats.ir_sizes = program.stats.ir_sizes
-        self.stats.cache_hits += program.stats.cache_hits
-        self.stats.fusion_report = program.stats.fusion_report
+        self._count(program, start)
         return program
 
     def _why(self, signature) -> str:
@@ -496,9 +673,76 @@ class JitFunction:
                     return f"argument '{name}' dim {i}: {a} -> {b}"
         return "a new signature"
 
+    def report(self, *args):
+        """Measures and returns the four costs (cold compile, restart, warm call, new
+        shape) of this function on ``args``: see runtime/report.py. Prints as a table."""
+        from .report import measure_costs
+
+        options = dict(fusion=self.fusion, opt_level=self.opt_level, layout=self.layout,
+                       threads=self.threads, automatic_dynamic=self.automatic_dynamic,
+                       blas=self.blas)
+        return measure_costs(lambda: JitFunction(self.fn, **options), args,
+                             _param_names(self.fn, len(args)))
+
     def variants(self) -> list:
-        """The signatures compiled and kept (most recently used last)."""
-        return self._programs.keys()
+        """The signatures compiled and kept: static ones (most recently used last), then
+        the dynamic ones' guards (None for a dynamic dim)."""
+        return self._programs.keys() + [guard for guard, _ in self._dynamic]
+
+
+def _family(signature) -> tuple:
+    """What the recompile limit counts variants of: the arguments' dtypes and ranks."""
+    return tuple((len(shape), dtype) for shape, dtype in signature)
+
+
+def _passes(guard, signature) -> bool:
+    """Whether a call of ``signature`` may use a dynamic variant compiled for ``guard``."""
+    for (gshape, gdtype), (shape, dtype) in zip(guard, signature, strict=True):
+        if gdtype != dtype or len(gshape) != len(shape):
+            return False
+        for g, n in zip(gshape, shape, strict=True):
+            if (g is None and n < 2) or (g is not None and g != n):
+                return False
+    return True
+
+
+def _dynamic_marks(fn, dynamic) -> dict:
+    """``{"x": [0]}`` (parameter name -> dims) as ``{arg index: {dims}}``, checked."""
+    if not dynamic:
+        return {}
+    import inspect
+
+    params = list(inspect.signature(fn).parameters)
+    marks = {}
+    for name, dims in dynamic.items():
+        if name not in params:
+            raise StrataError(f"dynamic: '{name}' is not a parameter of "
+                              f"{getattr(fn, '__name__', 'the function')} "
+                              f"(parameters: {', '.join(params)})", location=location_text())
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+            raise StrataError(f"dynamic: dims of '{name}' must be non-negative ints, got {dims}",
+                              location=location_text())
+        marks[params.index(name)] = set(dims)
+    return marks
+
+
+DEFAULT_MAX_RECOMPILES = 8
+
+
+def _max_recompiles(value) -> int:
+    if value is None:
+        text = os.environ.get("STRATA_MAX_RECOMPILES", "").strip()
+        if not text:
+            return DEFAULT_MAX_RECOMPILES
+        value = int(text) if text.isdigit() else text
+        where = "STRATA_MAX_RECOMPILES"
+    else:
+        where = "max_recompiles"
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise StrataError(f"{where} must be a positive integer, got {value!r}",
+                          location=location_text())
+    return value
 
 
 def _param_names(fn, n):
@@ -509,7 +753,9 @@ def _param_names(fn, n):
 
 
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-        threads: int | None = None, max_variants: int | None = None, blas: str = "auto"):
+        threads: int | None = None, max_variants: int | None = None,
+        dynamic: dict | None = None, automatic_dynamic: bool = False,
+        max_recompiles: int | None = None, blas: str = "auto"):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     numpy arrays the function captures (closures, globals) are constants read at
@@ -519,16 +765,27 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     ``threads``: how many threads large ops may use (default: default_threads()).
     ``max_variants``: how many compiled signatures to keep; past it the least recently
     used is freed (default ``STRATA_MAX_VARIANTS``, else 32).
+    ``dynamic={"x": [0]}`` compiles dim 0 of ``x`` as dynamic (``?``) from the first call:
+    one variant serves every size >= 2 of it. ``automatic_dynamic``: when a dim takes a
+    second value, recompile once with that dim dynamic (logged under
+    ``STRATA_LOG=recompiles``). Off by default: code with dynamic dims is not yet tiled
+    and vectorized like static code (a dynamic matmul runs tens of times slower).
+    ``max_recompiles`` (default ``STRATA_MAX_RECOMPILES``, else 8): past that many
+    variants for one set of argument dtypes and ranks, the changing dims become dynamic
+    (with a StrataPerformanceWarning), or, if that cannot be compiled, a call raises a
+    StrataError naming the shapes seen, rather than compiling without end.
     ``blas``: ``auto`` (the cost model chooses, per matmul, between generated code
     and numpy's OpenBLAS; the choice is in ``stats.fusion_report``), ``always``
     or ``never`` (see runtime/blas.py).
     The function may be called from several threads at once.
     """
+    options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
+                   max_variants=max_variants, dynamic=dynamic,
+                   automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,
+                   blas=blas)
     if fn is None:
-        return lambda f: JitFunction(f, fusion=fusion, opt_level=opt_level, layout=layout,
-                                     threads=threads, max_variants=max_variants, blas=blas)
-    return JitFunction(fn, fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
-                       max_variants=max_variants, blas=blas)
+        return lambda f: JitFunction(f, **options)
+    return JitFunction(fn, **options)
 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001

@@ -101,7 +101,8 @@ def explain_miss(parts: dict) -> str:
 def format_entries(items: list[dict]) -> str:
     lines = []
     for e in items:
-        args = ", ".join("x".join(map(str, s)) + f"x{d}" if s else d for s, d in e["args"] or [])
+        args = ", ".join("x".join("?" if n is None else str(n) for n in s) + f"x{d}" if s else d
+                         for s, d in e["args"] or [])
         used = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["last_used"]))
         lines.append(f"{e['key']}  {e['function']}({args})  {e['bytes'] / 1024:.0f} KiB  {used}")
     return "\n".join(lines)

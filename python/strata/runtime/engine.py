@@ -103,6 +103,15 @@ def address(a: np.ndarray) -> int:
         return a.ctypes.data
 
 
+def _set_shape(desc, shape) -> None:
+    """Sizes and row-major strides of a memref descriptor."""
+    stride = 1
+    for i in range(len(shape) - 1, -1, -1):
+        desc.sizes[i] = shape[i]
+        desc.strides[i] = stride
+        stride *= max(shape[i], 1)
+
+
 class _CallState:
     """One thread's memref descriptors and packed argument array for a kernel."""
 
@@ -110,11 +119,7 @@ class _CallState:
         self.descs = []
         for shape in shapes:
             desc = descriptor_class(len(shape))()
-            stride = 1
-            for i in range(len(shape) - 1, -1, -1):
-                desc.sizes[i] = shape[i]
-                desc.strides[i] = stride
-                stride *= max(shape[i], 1)
+            _set_shape(desc, [d or 0 for d in shape])  # a dynamic dim is set per call
             self.descs.append(desc)
         addresses = [ctypes.addressof(d) for d in self.descs]
         if packed:
@@ -156,6 +161,15 @@ class Kernel:
     def __call__(self, arrays: list[np.ndarray]) -> None:
         """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""
         self.call_pointers([address(a) for a in arrays])
+
+    def call_shaped(self, pointers: list[int], shapes: list[tuple[int, ...]]) -> None:
+        """Runs on buffers of the given shapes (a function compiled with dynamic dims)."""
+        state = self._state()
+        for desc, ptr, shape in zip(state.descs, pointers, shapes, strict=True):
+            desc.allocated = ptr
+            desc.aligned = ptr
+            _set_shape(desc, shape)
+        self.fn(*state.args)
 
     def call_pointers(self, pointers: list[int]) -> None:
         """Runs on buffers given by address (device memory, say), shapes as constructed."""

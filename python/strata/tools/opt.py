@@ -1,424 +1,797 @@
-"""strata-opt: an opt-style driver for strata and upstream MLIR passes.
+"""strata-opt: mlir-opt with strata's dialect, passes and levels.
 
-Follows mlir-opt's conventions: input file or stdin, ``-o``, ``--pass-pipeline``,
-one flag per pass (strata's and upstream's, in command-line order),
-``--split-input-file``, ``--verify-diagnostics``, ``--mlir-print-ir-*``,
-``--mlir-timing``, ``--list-passes``, ``--version``. Errors print as
-``file:line:col: error: message`` and exit 1; no partial ``-o`` file is written.
-As in mlir-opt, an error that an upstream pass emits without failing is printed
-but does not fail the run (``--verify-diagnostics`` checks it like any other).
+For upstream input and flags it behaves as the pinned ``mlir-opt`` does (same
+stdout, same exit status, MLIR's own IR dumps, timing and statistics), and adds
+strata's: the strata dialect and verifier, strata's passes (``--strata-*``,
+also in ``--pass-pipeline``), ``--compile-to=<level>`` and
+``--strata-fuse-report``. Passes run in MLIR's PassManager (strata's as Python
+passes, see strata.pipelines.runner).
 
-Input nested deeper than ``strata.parsing.MAX_NESTING`` (1000) levels of
-brackets is rejected with a located error before MLIR parses it; the driver
-runs on a thread with a ``STACK_SIZE`` stack so the recursive parts of MLIR
-(parser, verifier, printer, passes) have room to spare below that limit.
+Where it departs from mlir-opt, on purpose: ``-o`` is written atomically and
+only on success (an existing file is left as it was on failure); input that is
+not UTF-8 or is nested deeper than ``strata.parsing.MAX_NESTING`` (1000) levels
+of brackets is rejected with a located error (MLIR's recursive parser would run
+out of stack: 5000 nested ``module {`` crash mlir-opt), and the driver runs on a
+thread with a ``STACK_SIZE`` stack so MLIR's recursive parts have room to spare
+below that limit; a pass pipeline that fails without a diagnostic gets one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 import tempfile
 import threading
+import time
 
-USAGE = """OVERVIEW: strata modular optimizer driver
+from mlir import passmanager
+from mlir.passmanager import PassDisplayMode
 
-USAGE: strata-opt [options] <input file>
-
-OPTIONS:
-  -o <filename>                       Output filename (default: stdout)
-  --pass-pipeline=<pipeline>          A textual pass pipeline, e.g.
-                                      'builtin.module(strata-canonicalize, func.func(cse))'
-  --<pass>[=<options>]                Add a strata or upstream MLIR pass (in order)
-  --compile-to=<level>                Lower up to a named level (see --list-passes)
-  --split-input-file[=<marker>]       Split the input on '// -----' and process each chunk
-  --verify-diagnostics                Check diagnostics against expected-* comments
-  --mlir-print-ir-before-all          Print the IR before every pass
-  --mlir-print-ir-after-all           Print the IR after every pass
-  --mlir-print-ir-before=<p1,p2>      Print the IR before the named passes
-  --mlir-print-ir-after=<p1,p2>       Print the IR after the named passes
-  --mlir-print-ir-after-failure       Print the IR after a pass fails
-  --mlir-print-debuginfo              Print locations in the output
-  --mlir-timing                       Print a wall-time report per pass
-  --strata-fuse-report                Report every strata-fuse decision as a remark
-  --allow-unregistered-dialect        Accept ops of dialects that are not registered
-  --list-passes                       List strata passes, pipelines and levels, then exit
-  --version                           Print the version, then exit
-
-Input nested deeper than 1000 levels of brackets ((, [, {, <) is an error.
-"""
+from .. import __version__
+from ..context import new_context
+from ..diagnostics import captured_stderr
+from ..errors import Diagnostic, StrataError, format_location
+from ..parsing import parse_module
+from ..passes.base import option_help
+from ..passes.verify import strata_diagnostics
+from ..pipelines import registry
+from ..pipelines.levels import LEVEL_NAMES, LEVELS, level_pipeline
+from ..pipelines.pipeline import Pipeline
+from ..pipelines.runner import PassManager, parse_pipeline, scratch_context
+from . import upstream
+from .expected import check_diagnostics, parse_expectations
 
 STACK_SIZE = 256 << 20  # the driver thread's stack; MLIR recurses about 3 KiB per nesting level
+PROGRAM = "strata-opt"
+OVERVIEW = "OVERVIEW: strata modular optimizer driver (mlir-opt with strata's dialect and passes)"
+DEFAULT_MARKER = "// -----"
+
+# flag -> (kind, value name, help); kinds: flag, value (=v or next argument), optional (=v
+# only), list (=a,b only). The help texts of mlir-opt's flags are mlir-opt's.
+FLAGS = {
+    "allow-unregistered-dialect": ("flag", "", "Allow operation with no registered dialects"),
+    "compile-to": ("value", "<level>", "Lower strata IR up to a named level (strata, linalg, "
+                   "fused, layout, bufferized, llvm)"),
+    "dump-pass-pipeline": ("flag", "", "Print the pipeline that will be run"),
+    "help": ("flag", "", "Display available options"),
+    "list-passes": ("flag", "", "Print the list of registered passes and exit"),
+    "mlir-disable-threading": ("flag", "", "Disable multi-threading within MLIR, overrides any "
+                               "further call to MLIRContext::enableMultiThreading()"),
+    "mlir-elide-elementsattrs-if-larger": ("value", "<uint>", 'Elide ElementsAttrs with "..." '
+                                           "that have more elements than the given upper "
+                                           "limit"),
+    "mlir-pass-statistics": ("flag", "", "Display the statistics of each pass"),
+    "mlir-pass-statistics-display": ("value", "<value>", "Display method for pass statistics"),
+    "mlir-print-debuginfo": ("flag", "", "Print debug info in MLIR output"),
+    "mlir-print-ir-after": ("list", "<pass-arg>", "Print IR after specified passes"),
+    "mlir-print-ir-after-all": ("flag", "", "Print IR after each pass"),
+    "mlir-print-ir-after-change": ("flag", "", "When printing the IR after a pass, only print "
+                                   "if the IR changed"),
+    "mlir-print-ir-after-failure": ("flag", "", "When printing the IR after a pass, only print "
+                                    "if the pass failed"),
+    "mlir-print-ir-before": ("list", "<pass-arg>", "Print IR before specified passes"),
+    "mlir-print-ir-before-all": ("flag", "", "Print IR before each pass"),
+    "mlir-print-ir-module-scope": ("flag", "", "When printing IR for print-ir-[before|after]"
+                                   "{-all} always print the top-level operation"),
+    "mlir-print-op-generic": ("flag", "", "Print the generic op form"),
+    "mlir-timing": ("flag", "", "Display execution times"),
+    "o": ("value", "<filename>", "Output filename"),
+    "output-split-marker": ("value", "<string>", "Split marker to use for merging the ouput"),
+    "pass-pipeline": ("value", "<string>", "Textual description of the pass pipeline to run"),
+    "show-dialects": ("flag", "", "Print the list of registered dialects and exit"),
+    "split-input-file": ("optional", "[=<string>]", "Split the input file into chunks using "
+                         "the given or default marker and process each chunk independently"),
+    "strata-fuse-report": ("flag", "", "Report every strata-fuse decision as a remark"),
+    "verify-diagnostics": ("flag", "", "Check that emitted diagnostics match expected-* lines "
+                           "on the corresponding line"),
+    "version": ("flag", "", "Display the version of this program"),
+}
+_ALIASES = {"h": "help"}
+_STATISTICS_DISPLAY = ("list", "pipeline")
 
 
 class UsageError(Exception):
-    pass
+    """Bad command-line arguments; ``lines`` are printed after ``<program>: ``, then ``tail``."""
+
+    def __init__(self, *lines: str, tail: str = ""):
+        self.lines = lines
+        self.tail = tail
+        super().__init__("\n".join(lines + ((tail,) if tail else ())))
+
+    def write(self, err) -> None:
+        for line in self.lines:
+            err.write(f"{PROGRAM}: {line}\n")
+        if self.tail:
+            err.write(self.tail + "\n")
 
 
 class Options:
     def __init__(self):
-        self.input = None
-        self.output = None
-        self.pipeline = None
-        self.pass_flags: list[str] = []
-        self.compile_to = None
-        self.split = None
-        self.verify_diagnostics = False
-        self.print_before_all = False
-        self.print_after_all = False
-        self.print_before: set[str] = set()
-        self.print_after: set[str] = set()
-        self.print_after_failure = False
-        self.debug_info = False
-        self.timing = False
-        self.fuse_report = False
-        self.allow_unregistered = False
-        self.list_passes = False
-        self.version = False
-        self.help = False
+        self.input: str | None = None
+        self.values: dict[str, str | bool] = {}
+        self.pass_flags: list[str] = []  # "name" or "name=options", in command-line order
+
+    def __getitem__(self, name):
+        return self.values.get(name, "" if FLAGS[name][0] == "list" else None)
+
+    def flag(self, name: str) -> bool:
+        return bool(self.values.get(name, False))
 
 
-_VALUE_FLAGS = {"--pass-pipeline", "--mlir-print-ir-before", "--mlir-print-ir-after",
-                "--compile-to", "-o"}
+_BOOL = {"true": True, "1": True, "": True, "false": False, "0": False}
 
 
-def parse_args(argv: list[str]) -> Options:
+def _edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def _nearest(name: str, value: str, eq: str) -> str:
+    """LLVM's "Did you mean": the known flag (or pass) nearest to ``name``."""
+    candidates = sorted(set(FLAGS) | set(registry.PASSES) | set(upstream.pass_names()))
+    best = min(candidates, key=lambda c: (_edit_distance(c, name), c))
+    takes_value = best in registry.PASSES or best not in FLAGS or FLAGS[best][0] != "flag"
+    dashes = "-" if len(best) == 1 else "--"  # as LLVM prints an option
+    return f"{dashes}{best}" + (f"={value}" if eq and takes_value else "")
+
+
+def _unknown(arg: str, argv0: str) -> UsageError:
+    name, eq, value = arg.lstrip("-").partition("=")
+    return UsageError(f"Unknown command line argument '{arg}'.  Try: '{argv0} --help'",
+                      f"Did you mean '{_nearest(name, value, eq)}'?")
+
+
+def _is_pass(name: str, context) -> bool:
+    if registry.is_strata_pass(name):
+        return True
+    try:
+        passmanager.PassManager.parse(f"builtin.module({name})", context=context)
+    except ValueError as e:
+        return "does not refer to a registered pass" not in str(e)
+    return True
+
+
+def parse_args(argv: list[str], argv0: str = PROGRAM) -> Options:
+    """Options from the command line, as LLVM's option parser reads them."""
     o = Options()
+    context = scratch_context()
     i = 0
     while i < len(argv):
         arg = argv[i]
         i += 1
-        if arg == "-" or not arg.startswith("-"):
+        if arg == "-" or not arg.startswith("-") or arg == "--":
+            if arg == "--":
+                continue
             if o.input is not None:
-                raise UsageError(f"Too many positional arguments specified! (extra: '{arg}')")
+                raise UsageError("Too many positional arguments specified!",
+                                 tail="Can specify at most 1 positional arguments: See: "
+                                 f"{argv0} --help")
             o.input = arg
             continue
-        if arg.startswith("--") and len(arg) > 2 and arg[2] == "-":
-            raise UsageError(f"Unknown command line argument '{arg}'.  Try: 'strata-opt --help'")
-        flag, eq, value = arg.partition("=")
-        if flag.startswith("-") and not flag.startswith("--") and flag != "-o":
-            flag = "-" + flag  # accept -flag as --flag, as LLVM's parser does
-        if flag in _VALUE_FLAGS and not eq:
-            if i >= len(argv):
-                raise UsageError(f"Not enough positional command line arguments specified! "
-                                 f"'{flag}' needs a value")
-            value = argv[i]
-            i += 1
-        if flag == "-o" or flag == "--o":
-            o.output = value
-        elif flag == "--pass-pipeline":
-            o.pipeline = value
-        elif flag == "--compile-to":
-            o.compile_to = value
-        elif flag == "--split-input-file":
-            o.split = value or "// -----"
-        elif flag == "--verify-diagnostics":
-            o.verify_diagnostics = True
-        elif flag == "--mlir-print-ir-before-all":
-            o.print_before_all = True
-        elif flag == "--mlir-print-ir-after-all":
-            o.print_after_all = True
-        elif flag == "--mlir-print-ir-before":
-            o.print_before |= {p.strip() for p in value.split(",") if p.strip()}
-        elif flag == "--mlir-print-ir-after":
-            o.print_after |= {p.strip() for p in value.split(",") if p.strip()}
-        elif flag == "--mlir-print-ir-after-failure":
-            o.print_after_failure = True
-        elif flag == "--mlir-print-debuginfo":
-            o.debug_info = True
-        elif flag == "--mlir-timing":
-            o.timing = True
-        elif flag == "--strata-fuse-report":
-            o.fuse_report = True
-        elif flag == "--allow-unregistered-dialect":
-            o.allow_unregistered = True
-        elif flag == "--list-passes":
-            o.list_passes = True
-        elif flag == "--version":
-            o.version = True
-        elif flag in ("--help", "-h", "--h"):
-            o.help = True
-        else:
-            o.pass_flags.append((flag + eq + value)[2:])  # flag: -x normalized to --x
-    for p in o.pass_flags:
-        if not re.fullmatch(r"[A-Za-z0-9_.\-]+(=.*)?", p, re.S):
-            raise UsageError(f"Unknown command line argument '--{p}'.  Try: 'strata-opt --help'")
-    if o.pipeline is not None and o.pass_flags:
-        raise UsageError("'--pass-pipeline' can't be used with individual pass flags "
-                         f"(got --{o.pass_flags[0].split('=')[0]})")
-    if o.compile_to is not None and (o.pipeline is not None or o.pass_flags):
-        raise UsageError("'--compile-to' can't be used with '--pass-pipeline' or pass flags")
+        body = arg[2:] if arg.startswith("--") else arg[1:]
+        name, eq, value = body.partition("=")
+        name = _ALIASES.get(name, name)
+        if name.startswith("-") or not name:
+            raise _unknown(arg, argv0)
+        if name in FLAGS:
+            kind = FLAGS[name][0]
+            if kind == "flag":
+                if value.lower() not in _BOOL:
+                    raise UsageError(f"for the --{name} option: '{value}' is invalid value for "
+                                     "boolean argument! Try 0 or 1")
+                o.values[name] = _BOOL[value.lower()]
+            elif kind == "value":
+                if not eq:
+                    if i >= len(argv):
+                        raise UsageError(f"for the -{name} option: requires a value!"
+                                         if len(name) == 1 else
+                                         f"for the --{name} option: requires a value!")
+                    value = argv[i]
+                    i += 1
+                o.values[name] = value
+            elif kind == "optional":
+                o.values[name] = value if eq else True
+            else:  # list
+                items = [v for v in value.split(",")] if eq else [""]
+                for item in items:
+                    if not item or not _is_pass(item, context):
+                        raise UsageError(f"for the --{name} option: Cannot find option named "
+                                         f"'{item}'!")
+                previous = o.values.get(name, "")
+                o.values[name] = ",".join(p for p in (previous, value) if p)
+            continue
+        if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name) or not _is_pass(name, context):
+            raise _unknown(arg, argv0)
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        o.pass_flags.append(name + (f"={value}" if eq else ""))
+    mark = o["mlir-pass-statistics-display"]
+    if mark is not None and mark not in _STATISTICS_DISPLAY:
+        raise UsageError(f"for the --mlir-pass-statistics-display option: Cannot find option "
+                         f"named '{mark}'!")
+    level = o["compile-to"]
+    if level is not None:
+        if level not in LEVEL_NAMES:
+            raise UsageError(f"error: unknown level '{level}' (levels: "
+                             f"{', '.join(LEVEL_NAMES)})")
+    limit = o["mlir-elide-elementsattrs-if-larger"]
+    if limit is not None and not re.fullmatch(r"[0-9]+", limit):
+        raise UsageError(f"for the --mlir-elide-elementsattrs-if-larger option: '{limit}' value "
+                         "invalid for uint argument!")
     return o
 
 
-def _flags_to_pipeline(flags: list[str]) -> str:
-    from ..context import new_context
-    from ..errors import StrataError
-    from ..passes import registry
-    from ..pipelines.runner import stages_for
-
-    parts = []
-    context = None
-    for f in flags:
-        name, _, opts = f.partition("=")
-        if len(opts) >= 2 and opts[0] == opts[-1] and opts[0] in "'\"":
-            opts = opts[1:-1]
-        element = f"{name}{{{opts}}}" if opts else name
-        if not registry.is_strata_pass(name):
-            context = context or new_context()
-            try:
-                stages_for(name, context)
-            except StrataError:
-                raise UsageError(f"Unknown command line argument '--{name}'.  Try: "
-                                 "'strata-opt --help'") from None
-            # A bad option of a known pass is reported when the whole pipeline is checked.
-        parts.append(element)
-    return "builtin.module(" + ", ".join(parts) + ")"
+# --------------------------------------------------------------------------- --help, lists
 
 
-def _list_passes(out) -> None:
-    from ..passes import registry
-    from ..passes.base import option_help
+def _option_lines(cls, width: int) -> list[str]:
+    lines = []
+    for flag, typ, default, constraint, text in option_help(cls):
+        typ = {"str": "string", "float": "number"}.get(typ, typ)
+        left = f"    --{flag}" + ("" if typ == "bool" else f"=<{typ}>")
+        detail = f"default: {default}" + (f"; {constraint}" if constraint else "")
+        lines.append(f"{left.ljust(width)}- {text or flag} ({detail})")
+    return lines
 
-    out.write("strata passes and pipelines:\n")
-    for name in sorted(registry.PASSES):
+
+def pass_list() -> list[str]:
+    """Every pass, upstream and strata's, as ``--list-passes`` prints them (sorted by flag)."""
+    _, entries = upstream.list_passes()
+    width = 52
+    if entries:
+        width = entries[0].lines[0].index(" -   ")
+    rows = [(e.name, e.lines) for e in entries]
+    for name, cls in registry.all_passes():
+        lines = [f"  --{name}".ljust(width) + f" -   {cls.summary()}"]
+        rows.append((name, lines + _option_lines(cls, width + 1)))
+    out = []
+    for _, lines in sorted(rows, key=lambda r: r[0]):
+        out += lines
+    return out
+
+
+def _levels_lines() -> list[str]:
+    return ["", "Levels for --compile-to (in order):"] + [
+        f"  {lvl.name:<12} {lvl.summary}" for lvl in LEVELS]
+
+
+def _write_list_passes(out) -> None:
+    out.write("Passes:\n" + "\n".join(pass_list()) + "\n")
+    out.write("\n".join(_levels_lines()) + "\n")
+
+
+def _write_help(out) -> None:
+    out.write(f"{OVERVIEW}\n\nUSAGE: {PROGRAM} [options] <input file>\n\nOPTIONS:\n\n")
+    out.write("General options:\n\n")
+    for name, (kind, meta, text) in sorted(FLAGS.items()):
+        if kind == "flag":
+            left = f"  --{name}"
+        elif name == "o":
+            left = f"  -o {meta}"
+        elif kind == "optional":
+            left = f"  --{name}{meta}"
+        else:
+            left = f"  --{name}={meta}"
+        out.write(f"{left.ljust(61)}- {text}\n")
+    out.write("  Compiler passes to run\n    Passes:\n")
+    for line in pass_list():
+        out.write("    " + line + "\n")
+    out.write("\n".join(_levels_lines()) + "\n\n")
+    out.write("Input nested deeper than 1000 levels of brackets ((, [, {, <) is an error.\n")
+
+
+def _write_dialects(out) -> None:
+    context = new_context()
+    names = set()
+    for name in upstream.dialects():
         try:
-            cls = registry.lookup(name)
-        except (ImportError, AttributeError) as e:  # one broken entry must not hide the rest
-            out.write(f"  --{name}\n      (unavailable: {type(e).__name__}: {e})\n")
-            continue
-        out.write(f"  --{name}\n      {cls.summary()}\n")
-        for flag, typ, default, constraint in option_help(cls):
-            out.write(f"      {flag}=<{typ}> (default: {default})"
-                      f"{' ' + constraint if constraint else ''}\n")
-    levels = registry.levels()
-    if levels:
-        out.write("\nlevels for --compile-to (in order):\n")
-        for name, summary in levels:
-            out.write(f"  {name:<12} {summary}\n")
-    out.write("\nAny upstream MLIR pass is accepted too (mlir-opt --help lists them).\n")
+            context.get_dialect_descriptor(name)
+            names.add(name)
+        except Exception:  # not registered in the bindings' contexts
+            pass
+    out.write("Available Dialects: " + ",".join(sorted(names | {"strata"})) + "\n")
+
+
+# --------------------------------------------------------------------------- input, output
 
 
 def _split(text: str, marker: str | None):
-    """``(chunk, first_line)`` pairs; the marker lines themselves are dropped."""
+    """``(chunk, line, col)``: where each chunk starts (as mlir-opt splits: on the marker
+    anywhere in a line, the rest of the marker's line beginning the next chunk)."""
     if marker is None:
-        return [(text, 1)]
-    chunks, current, start = [], [], 1
-    for lineno, line in enumerate(text.splitlines(keepends=True), 1):
-        if line.strip().startswith(marker) and line.strip()[len(marker):].strip("- ") == "":
-            chunks.append(("".join(current), start))
-            current, start = [], lineno + 1
+        return [(text, 1, 1)]
+    chunks, start, line, col = [], 0, 1, 1
+    while True:
+        at = text.find(marker, start)
+        if at < 0:
+            chunks.append((text[start:], line, col))
+            return chunks
+        chunks.append((text[start:at], line, col))
+        end = at + len(marker)
+        line += text.count("\n", start, end)
+        col = end - (text.rfind("\n", 0, end) + 1) + 1
+        start = end
+
+
+class _Output:
+    """``-o``: checked (as mlir-opt opens it) before any input is processed, written at the end,
+    atomically and only on success; stdout gets everything, as mlir-opt streams it."""
+
+    def __init__(self, path: str | None, out):
+        self.path, self.out = path, out
+        if path is None or path == "-":
+            return
+        if os.path.isdir(path):
+            raise OSError(21, "Is a directory")
+        if os.path.exists(path) and not os.path.isfile(path):
+            return  # /dev/null, a FIFO: written in place
+        directory = os.path.dirname(os.path.realpath(path)) or "."
+        if not os.path.exists(directory):
+            raise OSError(2, "No such file or directory")
+        if not os.path.isdir(directory):
+            raise OSError(20, "Not a directory")
+        if not os.access(directory, os.W_OK):
+            raise OSError(13, "Permission denied")
+
+    def write(self, text: str, ok: bool) -> None:
+        if self.path is None or self.path == "-":
+            self.out.write(text)
+            self.out.flush()
+            return
+        if not ok:
+            return
+        if os.path.exists(self.path) and not os.path.isfile(self.path):
+            with open(self.path, "w") as f:
+                f.write(text)
+            return
+        path = os.path.realpath(self.path)  # through a symlink, not over it
+        fd, tmp = tempfile.mkstemp(prefix=".strata-opt-", dir=os.path.dirname(path))
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            # mkstemp makes the file 0600; give it the mode open() would have.
+            if os.path.exists(path):
+                mode = os.stat(path).st_mode & 0o7777
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+# --------------------------------------------------------------------------- MLIR's reports
+
+_DUMP = re.compile(r"^// -----// IR Dump (Before|After) (.*) \((\S+)\)( \(.*\))? //----- //$")
+_MARK = "\x00strata-diagnostic\x00"
+_BAR = "===" + "-" * 73 + "==="
+_TIMING_TITLE = "... Execution time report ..."
+_ROW = re.compile(r"^  (?:\s*([0-9.]+) \(\s*[0-9.]+%\)  )?\s*([0-9.]+) \(\s*[0-9.]+%\)  (.*)$")
+
+
+def _filter_dumps(text: str, before: set[str], after: set[str], o: Options) -> str:
+    """The IR dumps of ``--mlir-print-ir-before/after=<passes>`` (MLIR prints all of them)."""
+    out, keep = [], True
+    for line in text.splitlines(keepends=True):
+        if line.startswith(_MARK):
+            out.append(line[len(_MARK):])
+            continue
+        m = _DUMP.match(line.rstrip("\n"))
+        if m:
+            when, name, arg = m.group(1), m.group(2), m.group(3)
+            if when == "Before":
+                keep = o.flag("mlir-print-ir-before-all") or arg in before
+            elif name.endswith(" Failed"):
+                keep = o.flag("mlir-print-ir-after-failure") or arg in after or \
+                    o.flag("mlir-print-ir-after-all")
+            else:
+                keep = o.flag("mlir-print-ir-after-all") or arg in after
+        elif line.startswith(_BAR):
+            keep = True
+        if keep:
+            out.append(line)
+    return "".join(out)
+
+
+class _Timing:
+    """mlir-opt's execution-time report: Parser, the passes (MLIR's own timers), Output, Rest."""
+
+    def __init__(self):
+        self.start = time.perf_counter()
+        self.parser = 0.0
+        self.output = 0.0
+        self.rows: dict[str, list[float]] = {}  # indented name -> [user, wall]
+        self.user_column = False
+
+    def add_report(self, text: str) -> None:
+        if "----User Time----" in text:
+            self.user_column = True
+        for line in text.splitlines():
+            m = _ROW.match(line)
+            if not m or m.group(3) in ("Rest", "Total"):
+                continue
+            wall = float(m.group(2))
+            user = float(m.group(1)) if m.group(1) else wall
+            row = self.rows.setdefault(m.group(3), [0.0, 0.0])
+            row[0] += user
+            row[1] += wall
+
+    def report(self) -> str:
+        total = time.perf_counter() - self.start
+        top = [("Parser", self.parser, self.parser)]
+        top += [(name, user, wall) for name, (user, wall) in self.rows.items()]
+        top += [("Output", self.output, self.output)]
+        counted = sum(wall for name, _, wall in top if not name.startswith(" "))
+        counted_user = sum(user for name, user, _ in top if not name.startswith(" "))
+        rest = max(total - counted, 0.0)
+        total_user = counted_user + rest
+        rows = top + [("Rest", rest, rest), ("Total", total_user, total)]
+        lines = [_BAR, _TIMING_TITLE.center(79).rstrip(), _BAR,
+                 f"  Total Execution Time: {total:.4f} seconds", ""]
+        head = "  ----User Time----" if self.user_column else ""
+        lines.append(head + "  ----Wall Time----  ----Name----")
+        for name, user, wall in rows:
+            cell = ""
+            if self.user_column:
+                cell = f"  {user:8.4f} ({100 * user / (total_user or 1e-12):5.1f}%)"
+            cell += f"  {wall:8.4f} ({100 * wall / (total or 1e-12):5.1f}%)"
+            lines.append(f"{cell}  {name}")
+        return "\n".join(lines) + "\n"
+
+
+def _split_timing(text: str) -> tuple[str, str]:
+    """``(everything else, MLIR's timing report)`` of captured stderr."""
+    at = text.find(_BAR + "\n" + _TIMING_TITLE.center(79).rstrip())
+    if at < 0:
+        at = text.find(_TIMING_TITLE)
+        at = text.rfind(_BAR, 0, at) if at >= 0 else -1
+        if at >= 0:
+            at = text.rfind(_BAR, 0, at)
+    if at < 0:
+        return text, ""
+    return text[:at], text[at:]
+
+
+def _pretty_pipeline(text: str) -> str:
+    """``a(b{x}, c)`` as MLIR's ``--dump-pass-pipeline`` indents it."""
+    out, indent, i, depth_brace = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == "{":
+            depth_brace += 1
+        elif c == "}":
+            depth_brace -= 1
+        if depth_brace:
+            out.append(c)
+        elif c == "(":
+            indent += 1
+            out.append("(\n" + "  " * indent)
+        elif c == ")":
+            indent -= 1
+            out.append("\n" + "  " * indent + ")")
+        elif c == ",":
+            out.append(",\n" + "  " * indent)
         else:
-            current.append(line)
-    chunks.append(("".join(current), start))
-    return chunks
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
-def _process_chunk(o: Options, chunk: str, first_line: int, filename: str, pipeline, err):
-    """Returns ``(output_text or None, ok)``; writes diagnostics to ``err``."""
-    from ..context import new_context
-    from ..errors import StrataError
-    from ..passes.verify import strata_diagnostics
-    from ..pipelines.runner import Instrumentation, run_pipeline
-    from .expected import check_diagnostics, parse_expectations
+def _top_level_count(text: str) -> int:
+    inner = text[text.find("(") + 1:-1]
+    depth, count = 0, 1 if inner.strip() else 0
+    for c in inner:
+        depth += c in "({"
+        depth -= c in ")}"
+        count += c == "," and depth == 0
+    return count
+
+
+# --------------------------------------------------------------------------- processing
+
+_LOCATION = re.compile(r"^(.*):(\d+):(\d+)$")
+
+
+class _Source:
+    """The input's lines, to show under a diagnostic located in it, as MLIR's handler does."""
+
+    def __init__(self, name: str, text: str):
+        self.name = name
+        self.lines = text.splitlines()
+
+    def excerpt(self, location: str) -> str:
+        m = _LOCATION.match(location)
+        if not m or m.group(1) != self.name:
+            return ""
+        line, col = int(m.group(2)), int(m.group(3))
+        if not 1 <= line <= len(self.lines):
+            return ""
+        text = self.lines[line - 1]
+        caret = len(text[:max(col - 1, 0)].expandtabs(8))
+        return f"{text.expandtabs(8)}\n{' ' * caret}^\n"
+
+    def render(self, d) -> str:
+        out = f"{d.location}: {d.severity}: {d.message}\n" + self.excerpt(d.location)
+        previous = d.location
+        for note in d.notes:
+            out += f"{note.location}: {note.severity}: {note.message}\n"
+            if note.location != previous:
+                out += self.excerpt(note.location)
+            previous = note.location
+        return out
+
+    def render_line(self, line: str) -> str:
+        """A ``file:line:col: error: ...`` line of --verify-diagnostics, with its excerpt
+        (an expectation that was not met is underlined over its text's length, as MLIR does)."""
+        m = re.match(r"^(.*?:\d+:\d+): ", line)
+        excerpt = self.excerpt(m.group(1)) if m else ""
+        unmet = re.search(r'error: expected \w+ "(.*)" was not produced$', line)
+        if excerpt and unmet and len(unmet.group(1)) > 1:
+            excerpt = excerpt[:-1] + "~" * (len(unmet.group(1)) - 1) + "\n"
+        return line + "\n" + excerpt
+
+
+
+def _emitter(err, capturing: bool):
+    def emit(text: str) -> None:
+        if capturing:
+            data = "".join(_MARK + line for line in text.splitlines(keepends=True))
+            os.write(2, data.encode())
+        else:
+            err.write(text)
+    return emit
+
+
+def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source: _Source, err,
+                   timing: _Timing | None) -> tuple[str | None, bool]:
+    """Returns ``(output text or None, ok)``; writes diagnostics and MLIR's reports to ``err``."""
+    verify = o.flag("verify-diagnostics")
+    produced = []
+    before = {p for p in o["mlir-print-ir-before"].split(",") if p}
+    after = {p for p in o["mlir-print-ir-after"].split(",") if p}
+    printing = bool(before or after) or any(o.flag(f"mlir-print-ir-{w}") for w in (
+        "before-all", "after-all", "after-change", "after-failure"))
+    capture = printing or o.flag("mlir-pass-statistics") or timing is not None or \
+        o.flag("dump-pass-pipeline")
+    emit = _emitter(err, False)
+
+    shown = source.name
+
+    def report(diags):
+        produced.extend(diags)
+        if not verify:
+            for d in diags:
+                emit(source.render(d))
 
     context = new_context()
-    context.allow_unregistered_dialects = o.allow_unregistered
-    produced = []
-    module = None
-    failed = False
-    inst = Instrumentation(o.print_before_all, o.print_after_all, o.print_before, o.print_after,
-                           o.print_after_failure, o.debug_info, o.timing, err)
+    context.allow_unregistered_dialects = o.flag("allow-unregistered-dialect")
+    if o.flag("mlir-disable-threading"):
+        context.enable_multithreading(False)
+    limit = o["mlir-elide-elementsattrs-if-larger"]
+    limit = int(limit) if limit is not None else None
+    printed = dict(large_elements_limit=limit, enable_debug_info=o.flag("mlir-print-debuginfo"),
+                   print_generic_op_form=o.flag("mlir-print-op-generic"))
+    module, failed, text = None, True, None
     with context:
-        from ..parsing import parse_module
-
+        manager = PassManager(pipeline, context)
+        start = time.perf_counter()
         try:
-            module = parse_module(chunk, filename, context, first_line)
-            produced += strata_diagnostics(module)
-            failed = any(d.severity == "error" for d in produced)
-            if not produced:
-                # Diagnostics of a pipeline that succeeded are reported, as mlir-opt does,
-                # but do not fail the run (an upstream pass may emit an error and go on).
-                produced += run_pipeline(module, pipeline(context), instrumentation=inst,
-                                         reproducer=False)
+            module = parse_module(chunk, shown, context, line, col)
         except StrataError as e:
-            produced += e.diagnostics
-            failed = True
-        inst.report()
-        if o.verify_diagnostics:
-            problems = check_diagnostics(produced, parse_expectations(chunk, first_line),
-                                         filename)
-            for p in problems:
-                err.write(p + "\n")
-            ok = not problems
-            text = module.get_asm(enable_debug_info=o.debug_info) if (ok and not failed) else None
-            return text, ok
-        for d in produced:
-            err.write(str(d) + "\n")
-        if failed:
-            return None, False
-        return module.get_asm(enable_debug_info=o.debug_info), True
+            report(e.diagnostics)
+        if timing is not None:
+            timing.parser += time.perf_counter() - start
+        if module is not None:
+            strata = strata_diagnostics(module)
+            report(strata)
+            failed = bool(strata)
+        if module is not None and not failed:
+            pm = manager.pm
+            if o.flag("mlir-pass-statistics"):
+                mode = o["mlir-pass-statistics-display"] or "pipeline"
+                pm.enable_statistics(PassDisplayMode.LIST if mode == "list"
+                                     else PassDisplayMode.PIPELINE)
+            if printing:
+                pm.enable_ir_printing(
+                    print_before_all=o.flag("mlir-print-ir-before-all") or bool(before),
+                    print_after_all=o.flag("mlir-print-ir-after-all") or bool(after) or
+                    o.flag("mlir-print-ir-after-change"),
+                    print_module_scope=o.flag("mlir-print-ir-module-scope"),
+                    print_after_change=o.flag("mlir-print-ir-after-change"),
+                    print_after_failure=o.flag("mlir-print-ir-after-failure"),
+                    **printed)
+            if timing is not None:
+                pm.enable_timing()
+            with captured_stderr() if capture else contextlib.nullcontext() as cap:
+                emit = _emitter(err, capture)
+                if o.flag("dump-pass-pipeline"):
+                    text_pm = str(pm)
+                    sys.stderr.flush()
+                    os.write(2, (f"Pass Manager with {_top_level_count(text_pm)} passes:\n"
+                                 f"{_pretty_pipeline(text_pm)}\n\n").encode())
+                ok, diags = manager.run(module, on_diagnostic=lambda d: report([d]))
+                failed = not ok
+                del pm
+                manager = None
+            emit = _emitter(err, False)
+            if cap is not None:
+                rest, timing_text = _split_timing(cap.text)
+                if timing is not None:
+                    timing.add_report(timing_text)
+                err.write(_filter_dumps(rest, before, after, o))
+            if failed and not any(d.severity == "error" for d in produced):
+                report([Diagnostic(format_location(module.location),
+                                   "failure while executing pass pipeline (a pass failed "
+                                   "without a diagnostic; --mlir-print-ir-after-failure shows "
+                                   "which)")])
+        if module is not None and not failed:
+            start = time.perf_counter()
+            text = module.get_asm(**printed) + "\n"
+            if timing is not None:
+                timing.output += time.perf_counter() - start
+    if verify:
+        problems = check_diagnostics(produced, parse_expectations(chunk, line), shown)
+        for p in problems:
+            err.write(source.render_line(p))
+        return text, not problems
+    return text, not failed
 
 
-def _write_output(path: str | None, text: str) -> None:
+def _build_pipeline(o: Options):
+    """The Pipeline to run (parsed and checked once); raises UsageError or PipelineError."""
+    if o["pass-pipeline"] is not None and o.pass_flags:
+        raise _PipelineMessage("'-pass-pipeline' option can't be used with individual pass "
+                               "options")
+    if o["compile-to"] is not None:
+        if o["pass-pipeline"] is not None or o.pass_flags:
+            raise UsageError("'--compile-to' can't be used with '--pass-pipeline' or pass flags")
+        pipeline = level_pipeline(o["compile-to"])
+    elif o["pass-pipeline"] is not None:
+        pipeline = parse_pipeline(o["pass-pipeline"])
+    elif o.pass_flags:
+        elements = []
+        for flag in o.pass_flags:
+            name, eq, options = flag.partition("=")
+            element = f"{name}{{{options}}}" if eq else name
+            anchor = _restricted_to(name)
+            elements.append(f"{anchor}({element})" if anchor else element)
+        pipeline = parse_pipeline("builtin.module(" + ", ".join(elements) + ")")
+    else:
+        pipeline = Pipeline()
+    if o.flag("strata-fuse-report"):
+        pipeline = pipeline.replace("strata-fuse", report=True)
+    return pipeline
+
+
+def _restricted_to(name: str) -> str | None:
+    """The op a pass is restricted to, when it is not the module: mlir-opt nests such a pass
+    flag implicitly (``--promote-buffers-to-stack`` runs as ``func.func(...)``), each on its own."""
+    if registry.is_strata_pass(name):
+        return None
+    try:
+        passmanager.PassManager.parse(f"builtin.module({name})", context=scratch_context())
+    except ValueError as e:
+        m = re.search(r"restricted to '([^']+)' on a PassManager intended to run on", str(e))
+        return m.group(1) if m else None
+    return None
+
+
+class _PipelineMessage(Exception):
+    pass
+
+
+def _read_input(path: str | None) -> tuple[bytes, str]:
     if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-        # /dev/null, /dev/stdout, a FIFO: write in place; renaming over them would
-        # replace the device node with a regular file.
-        with open(path, "w") as f:
-            f.write(text)
-        return
-    path = os.path.realpath(path)  # through a symlink, not over it
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".strata-opt-", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        # mkstemp makes the file 0600; give it the mode open() would have.
-        if os.path.exists(path):
-            mode = os.stat(path).st_mode & 0o7777
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        return sys.stdin.buffer.read(), "<stdin>"
+    with open(path, "rb") as f:
+        return f.read(), path
 
 
-def run(argv: list[str], err=None) -> int:
+def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
     err = err or sys.stderr
+    out = out or sys.stdout
     try:
-        o = parse_args(argv)
+        o = parse_args(argv, argv0)
     except UsageError as e:
-        err.write(f"strata-opt: {e}\n")
+        e.write(err)
         return 1
-    if o.help:
-        sys.stdout.write(USAGE)
+    if o.flag("help"):
+        _write_help(out)
         return 0
-    if o.version:
-        import mlir  # noqa: F401
-
-        from .. import __version__
-
-        sys.stdout.write(f"strata-opt {__version__} (MLIR 22.1.8)\n")
+    if o.flag("version"):
+        out.write(f"{PROGRAM} {__version__} (MLIR 22.1.8)\n")
         return 0
-    if o.list_passes:
-        _list_passes(sys.stdout)
+    if o.flag("list-passes"):
+        _write_list_passes(out)
         return 0
-    from ..errors import StrataError
+    if o.flag("show-dialects"):
+        _write_dialects(out)
+        return 0
+    timing = _Timing() if o.flag("mlir-timing") else None
 
     try:
-        if o.compile_to is not None:
-            from ..pipelines.levels import pipeline_to_level
-
-            text_pipeline = pipeline_to_level(o.compile_to)
-        elif o.pipeline is not None:
-            text_pipeline = o.pipeline
-            _check_anchor(text_pipeline)
-        else:
-            text_pipeline = _flags_to_pipeline(o.pass_flags)
-    except UsageError as e:
-        err.write(f"strata-opt: {e}\n")
-        return 1
-    except StrataError as e:
-        for d in e.diagnostics:
-            err.write(f"strata-opt: error: {d.message}\n")
-        return 1
-
-    from ..pipelines.runner import stages_for
-
-    def pipeline(context):
-        stages = stages_for(text_pipeline, context)
-        if o.fuse_report:
-            import dataclasses
-
-            for stage in stages:
-                if stage.name == "strata-fuse":
-                    stage.python = dataclasses.replace(stage.python, report=True)
-        return stages
-
-    filename = o.input or "-"
-    try:
-        if filename == "-":
-            data = sys.stdin.buffer.read()
-            shown = "<stdin>"
-        else:
-            with open(filename, "rb") as f:
-                data = f.read()
-            shown = filename
-        text = data.decode("utf-8")
+        data, shown = _read_input(o.input)
     except OSError as e:
-        err.write(f"{filename}: error: could not open input file: {e.strerror or e}\n")
+        err.write(f"cannot open input file '{o.input}': {e.strerror or e}\n")
         return 1
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        err.write(f"{filename}: error: could not open input file: 'utf-8' codec can't decode "
-                  f"byte 0x{data[e.start]:02x} at line {line}, column {col}: {e.reason}\n")
+        err.write(f"{o.input or '-'}: error: could not open input file: 'utf-8' codec can't "
+                  f"decode byte 0x{data[e.start]:02x} at line {line}, column {col}: "
+                  f"{e.reason}\n")
         return 1
-
-    # Check the pipeline itself once, before touching any input.
     try:
-        from ..context import new_context
-
-        stages_for(text_pipeline, new_context())
-    except StrataError as e:
-        for d in e.diagnostics:
-            err.write(f"strata-opt: error: {d.message}\n")
-        return 1
-
-    outputs, ok = [], True
-    for chunk, first in _split(text, o.split):
-        out, chunk_ok = _process_chunk(o, chunk, first, shown, pipeline, err)
-        ok = ok and chunk_ok
-        if out is not None:
-            outputs.append(out)
-    if not ok:
-        return 1
-    separator = "\n// -----\n"
-    try:
-        _write_output(o.output, separator.join(outputs) + ("\n" if outputs else ""))
+        output = _Output(o["o"], out)
     except OSError as e:
-        err.write(f"strata-opt: error: could not open output file '{o.output}': "
-                  f"{e.strerror or e}\n")
+        err.write(f"cannot open output file '{o['o']}': {e.strerror}\n")
         return 1
-    return 0
-
-
-def _check_anchor(pipeline: str) -> None:
-    """``--pass-pipeline`` must be ``builtin.module(...)``, as mlir-opt requires.
-
-    A malformed pipeline is left to the full check, which locates the problem.
-    """
-    from ..errors import StrataError
-    from ..pipelines.text import PipelineSyntaxError, parse_pipeline
-
     try:
-        elements = parse_pipeline(pipeline.strip())
-    except PipelineSyntaxError:
-        return
-    if len(elements) != 1 or not elements[0].is_anchor:
-        raise StrataError("expected pass pipeline to be wrapped with the anchor operation "
-                          "type, e.g. 'builtin.module(...)'")
-    if elements[0].name != "builtin.module":
-        raise StrataError(f"can't run '{elements[0].name}' pass manager on 'builtin.module' op")
+        pipeline = _build_pipeline(o)
+    except UsageError as e:
+        e.write(err)
+        return 1
+    except _PipelineMessage as e:
+        err.write(f"<unknown>:0: error: {e}\n")
+        return 1
+    except StrataError as e:
+        if e.hint:
+            err.write(f"{PROGRAM}: {e.hint}\n")
+        for d in e.diagnostics:
+            message = d.message
+            if o.pass_flags:  # mlir-opt's pass flags fail without naming the flag again
+                message = re.sub(r"\n?\nfailed to add `[^`]*` with options `[^`]*`\n$", "\n",
+                                 message)
+            err.write(f"<unknown>:0: error: {message}\n")
+        return 1
+
+    if o.flag("mlir-print-ir-module-scope") and not o.flag("mlir-disable-threading"):
+        # MLIR aborts the process in this case; mlir-opt checks it first, and so do we.
+        err.write("<unknown>:0: error: IR print for module scope can't be setup on a pass-manager "
+                  "without disabling multi-threading first.\n\n")
+        return 1
+    split = o["split-input-file"]
+    marker = None if split is None else (DEFAULT_MARKER if split is True else split)
+    outputs, ok = [], True
+    source = _Source(shown, text)
+    for chunk, line, col in _split(text, marker):
+        chunk_out, chunk_ok = _process_chunk(o, pipeline, chunk, line, col, source, err, timing)
+        ok = ok and chunk_ok
+        outputs.append(chunk_out or "")
+    joiner = (o["output-split-marker"] if o["output-split-marker"] is not None
+              else DEFAULT_MARKER) + "\n"
+    start = time.perf_counter()
+    try:
+        output.write(joiner.join(outputs), ok)
+    except OSError as e:
+        err.write(f"cannot open output file '{o['o']}': {e.strerror or e}\n")
+        return 1
+    if timing is not None:
+        timing.output += time.perf_counter() - start
+        err.write(timing.report())
+    return 0 if ok else 1
 
 
-def run_on_large_stack(argv: list[str], err=None) -> int:
+def run_on_large_stack(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
     """:func:`run` on a thread with a ``STACK_SIZE`` stack (or here, if that is refused)."""
     outcome = {}
 
     def target():
         try:
-            outcome["code"] = run(argv, err)
+            outcome["code"] = run(argv, err, out, argv0)
         except BaseException as e:  # handed to the calling thread
             outcome["error"] = e
 
@@ -428,7 +801,7 @@ def run_on_large_stack(argv: list[str], err=None) -> int:
         worker = threading.Thread(target=target, name="strata-opt", daemon=True)
         worker.start()
     except (ValueError, RuntimeError):
-        return run(argv, err)
+        return run(argv, err, out, argv0)
     finally:
         threading.stack_size(previous)
     worker.join()
@@ -439,7 +812,7 @@ def run_on_large_stack(argv: list[str], err=None) -> int:
 
 def main() -> None:
     try:
-        code = run_on_large_stack(sys.argv[1:])
+        code = run_on_large_stack(sys.argv[1:], argv0=sys.argv[0])
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
@@ -447,8 +820,8 @@ def main() -> None:
     except Exception as e:  # an internal error: keep the report short, but honest
         if os.environ.get("STRATA_DEBUG"):
             raise
-        sys.stderr.write(f"strata-opt: internal error: {type(e).__name__}: {e}\n"
-                         "strata-opt: set STRATA_DEBUG=1 to see the Python traceback\n")
+        sys.stderr.write(f"{PROGRAM}: internal error: {type(e).__name__}: {e}\n"
+                         f"{PROGRAM}: set STRATA_DEBUG=1 to see the Python traceback\n")
         code = 2
     sys.exit(code)
 

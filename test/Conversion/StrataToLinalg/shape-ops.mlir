@@ -208,6 +208,25 @@ func.func @concat_dynamic(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x
 
 // -----
 
+// Empty inputs of a concat are not inserted (the last one's offset would be the
+// result's size, which tensor.insert_slice rejects), and a concat with an empty
+// result is a filled empty tensor, as an empty slice (found by test_program_fuzz.py).
+// CHECK-LABEL: func.func @concat_empty
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3xf32>, %[[Z:.+]]: tensor<0x3xf32>, %[[Y:.+]]: tensor<0x2xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT: %[[S:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x3xf32>
+// CHECK-NOT: insert_slice
+// CHECK: %[[E2:.+]] = tensor.empty() : tensor<0x5xf32>
+// CHECK-NEXT: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E2]] : tensor<0x5xf32>)
+// CHECK-NEXT: return %[[S]], %[[F]]
+func.func @concat_empty(%a: tensor<2x3xf32>, %z: tensor<0x3xf32>, %y: tensor<0x2xf32>) -> (tensor<2x3xf32>, tensor<0x5xf32>) {
+  %0 = "strata.concat"(%a, %z) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<0x3xf32>) -> tensor<2x3xf32>
+  %1 = "strata.concat"(%z, %y) {axis = 1 : i64} : (tensor<0x3xf32>, tensor<0x2xf32>) -> tensor<0x5xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<0x5xf32>
+}
+
+// -----
+
 // slice: one extract_slice with the offsets, result sizes and strides.
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME: (%[[X:.+]]: tensor<8x10xf32>)
@@ -221,13 +240,18 @@ func.func @slice(%x: tensor<8x10xf32>) -> tensor<3x5xf32> {
 
 // -----
 
-// An empty slice (numpy's x[2:] of a size-2 dim, found by test_program_fuzz.py) is an
-// empty tensor: its start may equal the dim's size, which tensor.extract_slice rejects.
+// An empty slice (numpy's x[2:] of a size-2 dim, found by test_program_fuzz.py) is a
+// filled empty tensor: its start may equal the dim's size, which tensor.extract_slice
+// rejects. (Not a bare tensor.empty: bufferization may then give its undefined contents
+// the buffer of another result, and buffer-results-to-out-params crashes on a buffer
+// returned twice.)
 // CHECK-LABEL: func.func @slice_empty
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>, %[[Y:.+]]: tensor<0xf32>)
 // CHECK-NOT: extract_slice
-// CHECK: %[[A:.+]] = tensor.empty() : tensor<0x3xf32>
-// CHECK: %[[B:.+]] = tensor.empty() : tensor<0xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<0x3xf32>
+// CHECK: %[[A:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<0x3xf32>)
+// CHECK: %[[E2:.+]] = tensor.empty() : tensor<0xf32>
+// CHECK: %[[B:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E2]] : tensor<0xf32>)
 // CHECK: return %[[A]], %[[B]]
 func.func @slice_empty(%x: tensor<2x3xf32>, %y: tensor<0xf32>) -> (tensor<0x3xf32>, tensor<0xf32>) {
   %0 = "strata.slice"(%x) {starts = array<i64: 2, 0>, limits = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<0x3xf32>

@@ -25,7 +25,10 @@ OLD_MTIME = 1_000_000
 TIMEOUT = 60
 
 LOCATED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
-USAGE = re.compile(r"^strata-opt: |^[^\s:][^:]*: error: could not open input file: ", re.M)
+# mlir-opt's other forms: an option-parser line, an unlocated pipeline error, a file that cannot
+# be opened (and strata-opt's own for input that is not UTF-8).
+USAGE = re.compile(r"^strata-opt: |^<unknown>:0: error: |^cannot open (input|output) file '|"
+                   r"^[^\s:][^:]*: error: could not open input file: ", re.M)
 
 
 @dataclass(frozen=True)

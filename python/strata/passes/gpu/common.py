@@ -5,9 +5,8 @@ from __future__ import annotations
 from mlir import ir
 
 __all__ = ["walk", "functions", "enclosing", "inside_kernel", "loop_info", "divisor_at_most",
-           "STRATEGY", "T", "set_attr", "drop_attr"]
+           "STRATEGY", "set_attr", "drop_attr"]
 
-T = "!transform.any_op"
 # Discardable attribute naming the strategy chosen by strata-gpu-map for a (tiled) linalg op.
 STRATEGY = "strata.gpu"
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import gpu, memref
 
-from ..base import Pass
+from ..base import Pass, option
 from .common import collect, functions, inside_kernel
 
 __all__ = ["GpuHostPass"]
@@ -77,7 +77,7 @@ class GpuHostPass(Pass):
     """Put kernel buffers in device memory: gpu.alloc, gpu.memcpy in/out, gpu.dealloc."""
 
     name = "strata-gpu-host"
-    resident: bool = False
+    resident: bool = option(False, help="Arguments are device buffers: copy nothing")
 
     def run(self, module: ir.Operation) -> None:
         with module.context:

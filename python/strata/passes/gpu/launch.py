@@ -40,12 +40,13 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf
+from mlir.dialects.transform import gpu as gpu_transform
+from mlir.dialects.transform import structured
 
-from ...codegen.transform import ScriptError, apply_script, script
-from ..base import Pass
+from ...codegen.transform import ScriptError, Tags, any_op, build_schedule, match_ops, match_tagged
+from ..base import Pass, drop_attributes
 from .common import (
     STRATEGY,
-    T,
     collect,
     divisor_at_most,
     enclosing_forall,
@@ -60,10 +61,6 @@ __all__ = ["GpuLaunchPass"]
 _TARGET = "strata_gpu_target"
 _DONE = "strata_gpu_launch"
 _COPY = "strata_gpu_copy"
-_MATCH_TARGET = (f'%f = transform.structured.match ops{{["scf.forall"]}} '
-                 f'attributes{{{_TARGET}}} in %root : ({T}) -> {T}\n')
-
-
 def _outer_forall(op):
     return op.name == "scf.forall" and not inside_kernel(op) and enclosing_forall(op) is None and \
         "mapping" in op.attributes and "#gpu.block" in str(op.attributes["mapping"])
@@ -82,36 +79,44 @@ def _trip_counts(forall):
     return {d: -(-(u - lb) // s) for d, lb, u, s in zip(dims, lbs, ubs, steps, strict=True)}
 
 
-def _map_script(block_dims, sync):
-    bx, by, bz = block_dims
-    return script(_MATCH_TARGET + f"""
-    %launch = transform.gpu.map_forall_to_blocks %f {{ generate_gpu_launch }} : ({T}) -> {T}
-    %m = transform.gpu.map_nested_forall_to_threads %launch block_dims = [{bx}, {by}, {bz}]
-        sync_after_distribute = {str(sync).lower()} : ({T}) -> {T}""")
+def _target(root):
+    """The block forall being mapped (tagged by _Launcher.next_target)."""
+    return match_tagged(root, _TARGET, ops=["scf.forall"])
 
 
-_PROMOTE = script(_MATCH_TARGET + f"""
-    %mm = transform.structured.match ops{{["linalg.matmul"]}} in %f : ({T}) -> {T}
-    %p = transform.structured.promote %mm {{ operands_to_promote = [0, 1],
-        mapping = [#gpu.memory_space<workgroup>] }} : ({T}) -> {T}""")
+def _threads(forall, block_dims, sync=None):
+    launch = gpu_transform.MapForallToBlocks(forall, generate_gpu_launch=True).result
+    gpu_transform.MapNestedForallToThreads(launch, block_dims=list(block_dims),
+                                 sync_after_distribute=sync)
 
 
-def _matmul_script(tm, tn, copies, block_dims):
-    body = _MATCH_TARGET + f"""
-    %mm = transform.structured.match ops{{["linalg.matmul"]}} in %f : ({T}) -> {T}
-    %t0, %l0 = transform.structured.tile_using_forall %mm tile_sizes [{tm}, {tn}]
-        (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : ({T}) -> ({T}, {T})"""
-    for i, tiles in enumerate(copies):
-        body += f"""
-    %c{i} = transform.structured.match attributes{{{_COPY} = {i} : i64}} in %f : ({T}) -> {T}
-    %tc{i}, %lc{i} = transform.structured.tile_using_forall %c{i} tile_sizes {tiles}
-        (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : ({T}) -> ({T}, {T})"""
-    bx, by, bz = block_dims
-    body += f"""
-    %launch = transform.gpu.map_forall_to_blocks %f {{ generate_gpu_launch }} : ({T}) -> {T}
-    %m = transform.gpu.map_nested_forall_to_threads %launch block_dims = [{bx}, {by}, {bz}]
-        : ({T}) -> {T}"""
-    return script(body)
+def _map_schedule(block_dims, sync):
+    """The tagged forall as a gpu.launch of ``block_dims`` threads per block."""
+    return lambda root: _threads(_target(root), block_dims, sync)
+
+
+def _promote(root):
+    """The tagged matmul's A and B tiles staged in workgroup (shared) memory."""
+    matmul = match_ops(_target(root), ["linalg.matmul"])
+    structured.PromoteOp(any_op(), matmul, operands_to_promote=[0, 1],
+                         mapping=ir.ArrayAttr.get([ir.Attribute.parse(
+                             "#gpu.memory_space<workgroup>")]))
+
+
+def _matmul_schedule(tm, tn, copies, block_dims):
+    """The matmul in 4x4 (tm x tn) tiles and its tile copies spread over the threads."""
+    def body(root):
+        threads = ir.ArrayAttr.get([ir.Attribute.parse(f"#gpu.thread<{d}>") for d in "yx"])
+        forall = _target(root)
+        matmul = match_ops(forall, ["linalg.matmul"])
+        structured.TileUsingForallOp(matmul, tile_sizes=[tm, tn], mapping=threads)
+        i64 = ir.IntegerType.get_signless(64)
+        for i, tiles in enumerate(copies):
+            copy = match_tagged(forall, _COPY, ir.IntegerAttr.get(i64, i))
+            structured.TileUsingForallOp(copy, tile_sizes=tiles, mapping=threads)
+        _threads(forall, block_dims)
+
+    return body
 
 
 def _strategy_inside(forall):
@@ -143,19 +148,21 @@ def _copies_to_linalg(root, pred):
 
 
 class _Launcher:
-    def __init__(self, pass_, module):
+    def __init__(self, pass_, module, tags):
         self.p = pass_
         self.module = module
+        self.tags = tags
 
     def fail(self, message):
         self.p.fail(self.module, f"strata-gpu-launch: {message}")
 
-    def apply(self, text, what):
-        if os.environ.get("STRATA_GPU_DEBUG"):
-            sys.stderr.write(f"// strata-gpu-launch: {what}\n{text}\n")
-            sys.stderr.flush()
+    def apply(self, body, what):
         try:
-            apply_script(self.module, text)
+            schedule = build_schedule(body, self.module.context)
+            if os.environ.get("STRATA_GPU_DEBUG"):
+                sys.stderr.write(f"// strata-gpu-launch: {what}\n{schedule}\n")
+                sys.stderr.flush()
+            self.tags.apply(schedule)
         except ScriptError as e:
             self.fail(f"{what}: {e}")
 
@@ -165,7 +172,7 @@ class _Launcher:
             for f in collect(fn, _outer_forall):
                 kind, op = _strategy_inside(f)
                 inner = [o for o in collect(f, lambda o: o.name == "scf.forall") if o != f]
-                f.attributes[_TARGET] = ir.UnitAttr.get()
+                self.tags.add(f, _TARGET)
                 loc = str(f.location)
                 if kind == "matmul":
                     return kind, None, loc
@@ -200,7 +207,7 @@ class _Launcher:
                 if kind == "matmul":
                     self.matmul(loc)
                 else:
-                    self.apply(_map_script(dims, sync=False), f"cannot map the loop at {loc}")
+                    self.apply(_map_schedule(dims, sync=False), f"cannot map the loop at {loc}")
                     launch = _new_launch(m)
                     if kind == "reduce":
                         for op in collect(launch, lambda o: STRATEGY in o.attributes):
@@ -212,13 +219,11 @@ class _Launcher:
                                   and o.parent.name not in _LINALG_REGION_OWNERS):
                     single_thread_launch(op)
             workgroup_allocs_into_launch(m, self.fail)
-            for attr in (STRATEGY, _DONE, _COPY, _TARGET):
-                for o in collect(m, lambda o, a=attr: a in o.attributes):
-                    del o.attributes[attr]
+            drop_attributes(m, (STRATEGY, _DONE))  # _TARGET and _COPY go with self.tags
 
     def matmul(self, loc):
         m = self.module
-        self.apply(_PROMOTE, f"cannot promote the matmul at {loc} to shared memory")
+        self.apply(_promote, f"cannot promote the matmul at {loc} to shared memory")
         target = collect(m, lambda o: _TARGET in o.attributes)[0]
         _copies_to_linalg(target, lambda o: "workgroup" in str(o.operands[1].type))
         mm = collect(target, lambda o: o.name == "linalg.matmul")[0]
@@ -228,10 +233,10 @@ class _Launcher:
         i64 = ir.IntegerType.get_signless(64)
         for i, c in enumerate(collect(target, lambda o: o.name == "linalg.copy")):
             r, col = _copy_shape(c)
-            c.attributes[_COPY] = ir.IntegerAttr.get(i64, i)
+            self.tags.add(c, _COPY, ir.IntegerAttr.get(i64, i))
             copies.append([-(-r // ty), -(-col // tx)])
         del target, mm
-        self.apply(_matmul_script(bm // ty, bn // tx, copies, (tx, ty, 1)),
+        self.apply(_matmul_schedule(bm // ty, bn // tx, copies, (tx, ty, 1)),
                    f"cannot distribute the matmul at {loc} over threads")
         _new_launch(m)
 
@@ -414,4 +419,5 @@ class GpuLaunchPass(Pass):
     name = "strata-gpu-launch"
 
     def run(self, module: ir.Operation) -> None:
-        _Launcher(self, module).run()
+        with Tags(module) as tags:
+            _Launcher(self, module, tags).run()

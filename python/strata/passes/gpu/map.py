@@ -46,12 +46,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects.transform import structured
 
-from ...codegen.transform import ScriptError, apply_script, script
+from ...codegen.transform import ScriptError, Tags, match_tagged
 from ..base import Pass
 from .common import (
     STRATEGY,
-    T,
     collect,
     divisor_at_most,
     enclosing_forall,
@@ -66,6 +66,8 @@ __all__ = ["GpuMapPass", "classify", "tile_ops", "reduction_combiners"]
 _KEEP = {"linalg.generic", "linalg.fill", "linalg.matmul", "linalg.batch_matmul", "linalg.yield",
          "linalg.index", "linalg.softmax"}
 _ID = "strata_gpu_id"
+_GENERALIZE = "strata_gpu_generalize"
+_SKIP = "strata_gpu_skip"
 # combiner op -> gpu.all_reduce operation
 COMBINERS = {
     "arith.addf": "add", "arith.addi": "add", "arith.mulf": "mul", "arith.muli": "mul",
@@ -83,8 +85,9 @@ _DEFAULT_MAPS = {
 }
 
 
-def _mapping(kind, dims):
-    return "[" + ", ".join(f"#gpu.{kind}<{d}>" for d in dims) + "]"
+def _mapping(kind, dims) -> ir.ArrayAttr:
+    """``[#gpu.block<y>, #gpu.block<x>]`` and the like (no Python builder for these)."""
+    return ir.ArrayAttr.get([ir.Attribute.parse(f"#gpu.{kind}<{d}>") for d in dims])
 
 
 def _static_shape(v):
@@ -204,37 +207,36 @@ def _tiles(ranges, iters, order, kind):
     return block, bmap, thread, tmap
 
 
-def strategy_script(kind, info, ident) -> str:
+def strategy_schedule(kind, info, ident):
+    """The schedule tiling the op tagged ``strata_gpu_id = ident`` with strategy ``kind``."""
     ranges, iters, order = info
-    match = (f'%op = transform.structured.match attributes{{{_ID} = {ident} : i64}} in %root '
-             f': ({T}) -> {T}\n')
-    if kind in ("elementwise", "thread"):
-        block, bmap, thread, tmap = _tiles(ranges, iters, order, kind)
-        return script(match + f"""
-    %tb, %fb = transform.structured.tile_using_forall %op tile_sizes {block}
-        (mapping = {_mapping("block", bmap)}) : ({T}) -> ({T}, {T})
-    %tt, %ft = transform.structured.tile_using_forall %tb tile_sizes {thread}
-        (mapping = {_mapping("thread", tmap)}) : ({T}) -> ({T}, {T})""")
-    if kind == "reduce":
-        par = [d for d in order if iters[d] == "parallel"]
-        names = {d: n for d, n in zip(reversed(par), ["x", "y", "z"], strict=False)}
-        tiles = [1 if iters[d] == "parallel" else 0 for d in range(len(ranges))]
-        bmap = [names[d] for d in range(len(ranges)) if tiles[d]]
-        return script(match + f"""
-    %tb, %fb = transform.structured.tile_using_forall %op tile_sizes {tiles}
-        (mapping = {_mapping("block", bmap)}) : ({T}) -> ({T}, {T})""")
-    m, n, k = ranges
-    bm, bn, bk = divisor_at_most(m, 64), divisor_at_most(n, 64), divisor_at_most(k, 16)
-    return script(match + f"""
-    %tb, %fb = transform.structured.tile_using_forall %op tile_sizes [{bm}, {bn}]
-        (mapping = [#gpu.block<y>, #gpu.block<x>]) : ({T}) -> ({T}, {T})
-    %tk, %lk = transform.structured.tile_using_for %tb tile_sizes [0, 0, {bk}]
-        : ({T}) -> ({T}, {T})""")
+
+    def body(root):
+        op = match_tagged(root, _ID, ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ident))
+        if kind in ("elementwise", "thread"):
+            block, bmap, thread, tmap = _tiles(ranges, iters, order, kind)
+            blocks = structured.TileUsingForallOp(op, tile_sizes=block,
+                                                  mapping=_mapping("block", bmap))
+            structured.TileUsingForallOp(blocks.tiled_op, tile_sizes=thread,
+                                         mapping=_mapping("thread", tmap))
+        elif kind == "reduce":
+            par = [d for d in order if iters[d] == "parallel"]
+            names = {d: n for d, n in zip(reversed(par), ["x", "y", "z"], strict=False)}
+            tiles = [1 if iters[d] == "parallel" else 0 for d in range(len(ranges))]
+            bmap = [names[d] for d in range(len(ranges)) if tiles[d]]
+            structured.TileUsingForallOp(op, tile_sizes=tiles, mapping=_mapping("block", bmap))
+        else:
+            m, n, k = ranges
+            bm, bn, bk = divisor_at_most(m, 64), divisor_at_most(n, 64), divisor_at_most(k, 16)
+            blocks = structured.TileUsingForallOp(op, tile_sizes=[bm, bn],
+                                                  mapping=_mapping("block", ["y", "x"]))
+            structured.TileUsingForOp(blocks.tiled_op, sizes=[0, 0, bk])
+
+    return body
 
 
-_GENERALIZE = script(f"""
-    %ops = transform.structured.match attributes{{strata_gpu_generalize}} in %root : ({T}) -> {T}
-    %g = transform.structured.generalize %ops : ({T}) -> {T}""")
+def _generalize(root):
+    structured.GeneralizeOp(match_tagged(root, _GENERALIZE))
 
 
 def _top_level_linalg(fn):
@@ -251,22 +253,22 @@ def _linalg_parents():
 
 
 
-def _tag_next(module, i64, ident):
+def _tag_next(module, tags, i64, ident):
     """Tags the first untiled top-level linalg op with an id; returns (kind, info) or None.
 
-    No Python handle on a payload op may survive a transform script that erases
-    it (the bindings would reuse the stale object), so every step walks afresh.
+    No Python handle on a payload op may survive a schedule that erases it (the
+    bindings would reuse the stale object), so every step walks afresh.
     """
     for fn in functions(module):
         for op in _top_level_linalg(fn):
-            if STRATEGY in op.attributes or "strata_gpu_skip" in op.attributes:
+            if STRATEGY in op.attributes or _SKIP in op.attributes:
                 continue
             kind = classify(op)
             if kind is None:
-                op.attributes["strata_gpu_skip"] = ir.UnitAttr.get()
+                tags.add(op, _SKIP)
                 continue
-            op.attributes[_ID] = ir.IntegerAttr.get(i64, ident)
-            op.attributes[STRATEGY] = ir.StringAttr.get(kind)
+            tags.add(op, _ID, ir.IntegerAttr.get(i64, ident))
+            op.attributes[STRATEGY] = ir.StringAttr.get(kind)  # kept for strata-gpu-launch
             return kind, _ranges(op), str(op.location), op.name
     return None
 
@@ -274,36 +276,30 @@ def _tag_next(module, i64, ident):
 def tile_ops(module: ir.Operation, on_error) -> int:
     """Generalizes and tiles every top-level linalg op of the module's functions."""
     with module.context, ir.Location.unknown():
-        unit = ir.UnitAttr.get()
-        found = False
-        for fn in functions(module):
-            for op in _top_level_linalg(fn):
-                if op.name not in _KEEP:
-                    op.attributes["strata_gpu_generalize"] = unit
-                    found = True
-        op = None  # noqa: F841 (drop the handle before the script erases the op)
-        if found:
-            try:
-                apply_script(module, _GENERALIZE)
-            except ScriptError as e:
-                on_error(module, f"strata-gpu-map: cannot generalize: {e}")
-            for o in collect(module, lambda o: "strata_gpu_generalize" in o.attributes):
-                del o.attributes["strata_gpu_generalize"]
+        with Tags(module) as tags:
+            for fn in functions(module):
+                for op in _top_level_linalg(fn):
+                    if op.name not in _KEEP:
+                        tags.add(op, _GENERALIZE)
+            op = None  # noqa: F841 (drop the handle before the schedule erases the op)
+            if tags.names:
+                try:
+                    tags.apply(_generalize)
+                except ScriptError as e:
+                    on_error(module, f"strata-gpu-map: cannot generalize: {e}")
         count = 0
         i64 = ir.IntegerType.get_signless(64)
-        while True:
-            nxt = _tag_next(module, i64, count)
-            if nxt is None:
-                break
-            kind, info, loc, name = nxt
-            try:
-                apply_script(module, strategy_script(kind, info, count))
-            except ScriptError as e:
-                on_error(module, f"strata-gpu-map: cannot tile {name} at {loc} ({kind}): {e}")
-            count += 1
-        for attr in (_ID, "strata_gpu_skip"):
-            for o in collect(module, lambda o, a=attr: a in o.attributes):
-                del o.attributes[attr]
+        with Tags(module) as tags:
+            while True:
+                nxt = _tag_next(module, tags, i64, count)
+                if nxt is None:
+                    break
+                kind, info, loc, name = nxt
+                try:
+                    tags.apply(strategy_schedule(kind, info, count))
+                except ScriptError as e:
+                    on_error(module, f"strata-gpu-map: cannot tile {name} at {loc} ({kind}): {e}")
+                count += 1
         return count
 
 

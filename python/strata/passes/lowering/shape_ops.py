@@ -14,7 +14,19 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .common import DYN, LoweringError, collapse, dim, dims, empty, expand, mixed, rtype
+from .common import (
+    DYN,
+    LoweringError,
+    collapse,
+    dim,
+    dims,
+    empty,
+    expand,
+    fill,
+    mixed,
+    rtype,
+    scalar,
+)
 from .elementwise import lower_broadcast_to as _generic_broadcast
 
 
@@ -155,9 +167,14 @@ def lower_concat(op):
         else:
             sizes.append(result.get_dim_size(i) if not result.is_dynamic_dim(i) else
                          next(dim(v, i) for v in inputs if rtype(v).is_dynamic_dim(i)))
+    if 0 in sizes:  # no element to insert (and tensor.insert_slice rejects offsets there)
+        return empty_result(sizes, result.element_type)
     out = empty(sizes, result.element_type)
     offset = 0
     for v in inputs:
+        t = rtype(v)
+        if not t.is_dynamic_dim(axis) and t.get_dim_size(axis) == 0:
+            continue  # nothing to insert (and its offset may be the result's size)
         offsets = [0] * rank
         offsets[axis] = offset
         dyn_off, st_off = mixed(offsets)
@@ -173,6 +190,17 @@ def lower_concat(op):
     return out
 
 
+def empty_result(sizes, elem):
+    """An op's result with no elements: a filled tensor.empty, not a bare one.
+
+    A bare tensor.empty has undefined contents, so bufferization may give it the
+    buffer another result writes in place into (CSE merges equal tensor.empty ops);
+    the function then returns one buffer twice, and buffer-results-to-out-params
+    crashes on that. The fill (of nothing) makes the contents defined.
+    """
+    return fill(scalar(elem, 0), empty(sizes, elem))
+
+
 def lower_slice(op):
     x = op.operands[0]
     starts = list(ir.DenseI64ArrayAttr(op.attributes["starts"]))
@@ -182,7 +210,7 @@ def lower_slice(op):
     if 0 in sizes:
         # An empty slice (numpy's x[n:] of a size-n dim) has no element to read; its start
         # may be the dim's size, which tensor.extract_slice rejects as out of bounds.
-        return empty(sizes, result.element_type)
+        return empty_result(sizes, result.element_type)
     return tensor.extract_slice(result, x, [], [], [], starts, sizes, steps)
 
 
