@@ -16,12 +16,11 @@ What the rates say, measured on the project's 2-core AMD EPYC (AVX-512) machines
 with strata's own and numpy's calls side by side (bench/blas_bench.py,
 docs/benchmarks.md; single thread, best of 5):
 
-* While the K x N operand fits in half of L2 (1 MiB here), strata's register
-  tiles keep up with OpenBLAS (256^3: 0.37 ms generated vs 0.41 ms BLAS;
-  1024 x 16 x 1024: 0.39 vs 0.55 ms). Beyond it generated code, which does not
-  pack, re-reads B from L3 for every row of cache tiles and runs at about 55%
-  of OpenBLAS's packed micro-kernel (1024^3: 95 vs 51 ms under load; 54 vs 98
-  GFLOP/s on a quiet machine).
+* While the K x N operand fits in L2 (1 MiB here), strata's register tiles
+  keep up with OpenBLAS (256^3: 0.37 ms generated vs 0.45 ms BLAS; 512^3: 3.2
+  vs 3.5 ms; 1024 x 16 x 1024: 0.39 vs 0.55 ms). Beyond it generated code,
+  which does not pack, re-reads B from L3 for every row of cache tiles and runs
+  at about 55% of OpenBLAS's packed micro-kernel (1024^3: 48 vs 28 ms).
 * OpenBLAS packs both operands into panels: ``4 (M K + K N)`` bytes read and
   written per call, which is what makes it lose on skinny matmuls (a few rows
   against a large weight: 4x1024x1024 runs 3x faster generated). Its M = 1 and
@@ -57,7 +56,7 @@ from dataclasses import dataclass
 __all__ = ["BlasEstimate", "estimate", "GEN_RATE", "BLAS_RATE", "MARGIN"]
 
 GEN_RATE = 85e3      # flop/us, one thread, generated register tiles, B panel in L2
-GEN_OUT_OF_CACHE = 0.55  # ... when the K x N operand is larger than half of L2
+GEN_OUT_OF_CACHE = 0.55  # ... when the K x N operand is larger than L2
 GEN_BW = 25e3        # bytes/us: generated code reads each operand at least once
 BLAS_RATE = 95e3     # flop/us, one thread, OpenBLAS sgemm (its SkylakeX/Haswell kernels)
 BLAS_CALL = 0.6      # us per sgemm call (argument checks, kernel dispatch, thread count)
@@ -106,7 +105,7 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     reg_m = max(1, min(8, m))
     reg_n = lanes * max(1, 8 // reg_m)
     gen_rate = GEN_RATE * _use(m, reg_m) * (reg_m / 8) ** 0.5 * _use(n, reg_n) * k / (k + 8)
-    if 4.0 * k * n > L2_BYTES / 2:
+    if 4.0 * k * n > L2_BYTES:
         gen_rate *= GEN_OUT_OF_CACHE
     gen_threads = 1
     if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
