@@ -4,7 +4,10 @@
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-cpu{fusion=false})' | FileCheck %s --implicit-check-not=strata. --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=vector. --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=ub. --implicit-check-not=bufferization --implicit-check-not=unrealized_conversion_cast
 // An IR dump after every pass, each level ending with its contract check.
 // RUN: strata-opt %s --strata-cpu --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
-// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-cpu{fusion=false})' --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
+// With fusion off (and blas=never) no strata-fuse runs at all; with blas=auto one runs that only
+// chooses between generated code and BLAS calls, fusing nothing.
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-cpu{fusion=false blas=never})' --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-cpu{fusion=false})' --mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE-BLAS
 
 // The softmax's row statistic lives in the caller's workspace: no malloc, no free.
 // CHECK-NOT: llvm.func @malloc
@@ -55,6 +58,12 @@
 // NOFUSE-NOT: strata-fuse
 // NOFUSE: IR Dump After StrataLowerVectors (strata-lower-vectors)
 // NOFUSE: IR Dump After StrataCheckLevel (strata-check-level)
+// NOFUSE-BLAS: IR Dump After StrataDecompose (strata-decompose)
+// NOFUSE-BLAS: IR Dump After StrataFuse (strata-fuse)
+// NOFUSE-BLAS-COUNT-3: linalg.generic
+// NOFUSE-BLAS: IR Dump After StrataCheckLevel (strata-check-level)
+// NOFUSE-BLAS-NOT: strata-fuse
+// NOFUSE-BLAS: IR Dump After StrataLowerVectors (strata-lower-vectors)
 func.func @mlp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
   %0 = "strata.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   %1 = "strata.add"(%0, %b) : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>

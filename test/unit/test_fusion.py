@@ -5,6 +5,7 @@ Each model runs through ``strata.jit`` three times (``fusion=True``, ``False`` a
 compile's report (``stats.fusion_report``) is checked against the cost model's
 own candidates (the ``fusion=True`` report): one ``strata-fuse measure:`` line
 per candidate, and the final compile's remarks agree with what was measured.
+Matmuls stay generated code (``blas="never"``; the BLAS choice: test_blas.py).
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def test_fusion_modes_agree_with_numpy(name):
     fn, args, check = CASES[name](np.random.default_rng(sorted(CASES).index(name)))
     reports = {}
     for mode in MODES:
-        jitted = strata.jit(fn, fusion=mode)
+        jitted = strata.jit(fn, fusion=mode, blas="never")
         check(jitted(*args), f"{name} fusion={mode}")
         assert jitted.stats.compiles == 1
         reports[mode] = list(jitted.stats.fusion_report)
@@ -215,7 +216,7 @@ def test_fusion_modes_agree_with_numpy(name):
 def test_fusion_report_names_the_rules():
     """The cost model's decisions on the chain model, as the remarks say them."""
     fn, args, _ = _chain_case(np.random.default_rng(0))
-    jitted = strata.jit(fn, fusion=True)
+    jitted = strata.jit(fn, fusion=True, blas="never")
     jitted(*args)
     report = "\n".join(jitted.stats.fusion_report)
     assert "broadcasts into a 32x larger iteration space" in report, report
@@ -227,7 +228,7 @@ def test_fusion_report_names_the_rules():
 def test_fusion_report_conv_and_matmul_epilogues_are_tiled():
     for make in (_mlp_case, _conv_case):
         fn, args, _ = make(np.random.default_rng(1))
-        jitted = strata.jit(fn, fusion=True)
+        jitted = strata.jit(fn, fusion=True, blas="never")
         jitted(*args)
         report = "\n".join(jitted.stats.fusion_report)
         assert re.search(r"\] tiled linalg\.generic at \S+ by \[[\d, ]+\] with "

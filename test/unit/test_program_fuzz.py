@@ -39,10 +39,13 @@ from program_worker import Worker
 
 from strata.testing import assert_close
 
-CONFIGS = [("main", {"threads": 2, "fusion": True}),
-           ("nofuse", {"threads": 2, "fusion": False, "api": "jit"}),
-           ("threads1", {"threads": 1, "fusion": True}),
-           ("dynamic", {"threads": 2, "api": "jit", "dynamic": "all"})]
+# main and threads1 are strata's generated code (bit-identical across thread counts);
+# "blas" gives every f32 matmul to OpenBLAS, whose results depend on its thread count.
+CONFIGS = [("main", {"threads": 2, "fusion": True, "blas": "never"}),
+           ("nofuse", {"threads": 2, "fusion": False, "api": "jit", "blas": "never"}),
+           ("blas", {"threads": 2, "fusion": True, "blas": "always"}),
+           ("threads1", {"threads": 1, "fusion": True, "blas": "never"}),
+           ("dynamic", {"threads": 2, "api": "jit", "dynamic": "all", "blas": "never"})]
 SAFETY = 2.0  # on top of program_ref's bounds
 # Examples per test in the default (CI) run; --slow multiplies them by SLOW_FACTOR.
 CI_EXAMPLES = int(os.environ.get("STRATA_PROGRAM_FUZZ_EXAMPLES", "20"))

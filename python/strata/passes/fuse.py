@@ -21,6 +21,22 @@ Two kinds of fusion on linalg on tensors:
      =>
        scf.for %i, %j { fill; linalg.matmul on the tile; linalg.generic on the tile }
 
+3. Generated code or the tuned library (``blas=auto|always|never``): for each
+   f32 linalg.matmul / batch_matmul of static shape, the cost model of
+   passes/fusion/blas.py predicts strata's own kernel (with its epilogue tiled
+   in, as in 2.) against a call of OpenBLAS's sgemm (the epilogue then stays
+   its own loop). A chosen op is marked ``strata.blas``: its epilogue is not
+   tiled with it, strata-vectorize leaves it alone and strata-blas (after
+   bufferization) turns it into the call. ``always``/``never`` force the
+   choice; ``decisions=<key>=on`` forces BLAS for one candidate, ``off`` the
+   generated kernel:
+
+       %m = linalg.matmul ins(%x, %w : tensor<256x1024xf32>, tensor<1024x4096xf32>) outs(%z)
+       %e = linalg.generic {parallel} ins(%m, %bias) { addf; maximumf }
+     =>                                                (blas=auto, predicted faster)
+       %m = linalg.matmul {strata.blas} ins(%x, %w ...) outs(%z)
+       %e = linalg.generic {parallel} ins(%m, %bias) { addf; maximumf }
+
 The cost model (passes/fusion/model.py) refuses a fusion that recomputes more
 than it saves: an expensive producer with several users (it stays computed
 once), a producer broadcast into a much larger iteration space, or a fused
@@ -41,11 +57,14 @@ from mlir.dialects.transform import structured
 from ..codegen.transform import ScriptError, Tags, match_tagged
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
+from .fusion.blas import estimate as blas_estimate
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
 
-__all__ = ["FusePass", "describe"]
+__all__ = ["FusePass", "describe", "blas_sizes", "contraction_maps", "BLAS_MARK"]
 
+BLAS_MODES = ("auto", "always", "never")
+BLAS_MARK = "strata.blas"  # on a contraction that strata-blas turns into a BLAS call
 _CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.conv_2d_nchw_fchw",
                  "linalg.conv_2d_nhwc_hwcf")
 
@@ -89,6 +108,8 @@ class FusePass(Pass):
     threads: int = threads_option()
     # = strata-vectorize's: fused matmuls keep threads
     parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a fused matmul run on threads")
+    blas: str = option("never", choices=BLAS_MODES,
+                       help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")
 
     def note(self, op, text):
         if self.report:
@@ -108,6 +129,8 @@ class FusePass(Pass):
         if self.elementwise:
             while self._fuse_one(module, overrides):
                 pass
+        if self.blas != "never":
+            self._choose_blas(module, overrides)
         if self.epilogue:
             self._epilogues(module, overrides)
 
@@ -121,6 +144,9 @@ class FusePass(Pass):
         self._seen[text] = repeat + 1
         if repeat:
             text += f"#{repeat}"
+        return self._key(text, overrides)
+
+    def _key(self, text, overrides):
         key = hashlib.sha1(text.encode()).hexdigest()[:8]
         return key, overrides.get(key)
 
@@ -199,6 +225,8 @@ class FusePass(Pass):
     def _tile_epilogues(self, module, overrides, tags):
         roots = []
         for producer in _collect(module, _CONTRACTIONS):
+            if BLAS_MARK in producer.attributes:
+                continue  # a BLAS call: its epilogue stays its own loop (see _choose_blas)
             users = _users(producer.results[0])
             if len(users) != 1 or users[0].name != "linalg.generic":
                 if len(users) > 1:
@@ -245,6 +273,88 @@ class FusePass(Pass):
                            else _epilogue(i, tiles))
             except ScriptError as e:
                 self.fail(module, f"strata-fuse: tiling epilogue {i} failed: {e}")
+
+    # -- generated code or BLAS ------------------------------------------------------
+    def _choose_blas(self, module, overrides):
+        """Marks the contractions to run as BLAS calls (``strata.blas``), and says why."""
+        from ..codegen.host import f32_lanes
+
+        lanes = f32_lanes()
+        for op in _collect(module, ("linalg.matmul", "linalg.batch_matmul")):
+            sizes = blas_sizes(op)
+            if sizes is None:
+                continue
+            batch, m, n, k = sizes
+            users = _users(op.results[0])
+            epilogue = (self.epilogue and len(users) == 1 and
+                        users[0].name == "linalg.generic" and
+                        is_elementwise_producer(users[0]) and
+                        None not in loop_ranges(users[0]))
+            cost = blas_estimate(batch, m, n, k, epilogue=epilogue, threads=self.threads,
+                                 lanes=lanes)
+            shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
+                f"{m}x{n}x{k}"
+            predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
+                         f"{_us(cost.generated_us)}")
+            if self.blas == "always":
+                use, why, key = True, "blas=always", None
+            else:
+                key, forced = self._key(f"blas|{describe(op)}|{op.results[0].type}", overrides)
+                use = cost.blas_wins if forced is None else forced == "on"
+                why = "the cost model" if forced is None else "the measured decision"
+            if use:
+                op.attributes[BLAS_MARK] = ir.UnitAttr.get(module.context)
+            tag = f"[{key}] " if key else ""
+            verb = "BLAS sgemm for" if use else "generated code for"
+            then = ""
+            if epilogue:
+                then = (f"; its epilogue {describe(users[0])} " +
+                        ("runs as its own loop" if use else "is tiled into the generated kernel"))
+            self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}{then}")
+
+
+def _us(t: float) -> str:
+    return f"{t / 1000:.3g} ms" if t >= 1000 else f"{t:.3g} us"
+
+
+def blas_sizes(op):
+    """``(batch, M, N, K)`` of an f32 matmul / batch_matmul that a BLAS call can run: static,
+    non-empty shapes and indexing maps that permute (b,) m, k / k, n / m, n. None otherwise."""
+    types = [v.type for v in op.operands]
+    if not all(isinstance(t, ir.RankedTensorType) for t in types):
+        return None
+    types = [ir.RankedTensorType(t) for t in types]
+    if not all(t.has_static_shape and isinstance(t.element_type, ir.F32Type) for t in types):
+        return None
+    batched = op.name == "linalg.batch_matmul"
+    expected = [("b", "m", "k"), ("b", "k", "n"), ("b", "m", "n")] if batched else \
+        [("m", "k"), ("k", "n"), ("m", "n")]
+    order = ("b", "m", "n", "k") if batched else ("m", "n", "k")
+    sizes = {}
+    for t, names, amap in zip(types, expected, contraction_maps(op), strict=True):
+        dims = [order[e.position] if isinstance(e, ir.AffineDimExpr) else None
+                for e in amap.results]
+        if sorted(d for d in dims if d) != sorted(names) or len(dims) != len(names):
+            return None
+        for name, size in zip(dims, t.shape, strict=True):
+            if sizes.setdefault(name, size) != size:
+                return None
+    if any(s == 0 for s in sizes.values()):
+        return None
+    return (sizes.get("b", 1), sizes["m"], sizes["n"], sizes["k"])
+
+
+def contraction_maps(op):
+    """The indexing maps of a linalg.matmul / batch_matmul (its default ones if it has none)."""
+    if "indexing_maps" in op.attributes:
+        return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    d = ir.AffineDimExpr.get
+    if op.name == "linalg.matmul":
+        m, n, k = d(0), d(1), d(2)
+        return [ir.AffineMap.get(3, 0, e) for e in ([m, k], [k, n], [m, n])]
+    b, m, n, k = d(0), d(1), d(2), d(3)
+    return [ir.AffineMap.get(4, 0, e) for e in ([b, m, k], [b, k, n], [b, m, n])]
+
 
 
 def _epilogue(i, tiles):

@@ -229,6 +229,7 @@ def _static_ops(module, name):
         types = [ir.RankedTensorType(v.type) for v in op.operands
                  if isinstance(v.type, ir.RankedTensorType)]
         return (op.name == name and len(types) == len(op.operands) and
+                "strata.blas" not in op.attributes and  # a BLAS call (strata-fuse, strata-blas)
                 all(t.has_static_shape for t in types) and
                 not any(isinstance(t.element_type, ir.BF16Type) for t in types))
 

@@ -1,9 +1,13 @@
 """strata-cpu: the whole CPU pipeline, strata dialect to LLVM dialect, as one pass flag.
 
-    strata-cpu{compile-to=llvm fusion=true layout=true threads=1}
+    strata-cpu{compile-to=llvm fusion=true layout=true threads=1 blas=auto}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
-    [strata-fuse], [strata-layout], strata-bufferize, strata-lower-to-llvm,
+    [strata-fuse], [strata-layout], strata-bufferize, [strata-blas], strata-lower-to-llvm,
     with strata-check-level after each level (pipelines/levels.py).
+
+``blas`` (auto|always|never): which matmuls call OpenBLAS's sgemm instead of
+generated code (strata-fuse chooses with its cost model, strata-blas makes the
+calls; see passes/blas.py).
 
 ``threads`` > 1 runs large matmuls and row reductions on that many threads
 (strata-vectorize makes them ``scf.forall`` loops; strata-lower-to-llvm turns
@@ -32,7 +36,9 @@ class CpuPipeline(PassPipeline):
     layout: bool = option(True, help="Make layout decisions (transposes, conv layouts)")
     opt_level: int = option(3, min=0, max=3, help="LLVM optimization level of the runtime's JIT")
     threads: int = threads_option()
+    blas: str = option("auto", choices=("auto", "always", "never"),
+                       help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")
 
     def build(self, p) -> None:
         add_levels(p, self.compile_to, LevelOptions(fusion=self.fusion, layout=self.layout,
-                                                    threads=self.threads))
+                                                    threads=self.threads, blas=self.blas))

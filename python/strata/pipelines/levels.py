@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..errors import StrataError
 from ..passes.base import OptionError, check_threads
+from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
 from ..passes.canonicalize import CanonicalizePass
 from ..passes.check_level import ALLOWED, LEVEL_NAMES, CheckLevelPass
@@ -48,6 +49,9 @@ class LevelOptions:
     (matmuls, row reductions) and strata-parallelize (elementwise ops) make large
     ops parallel loops, which strata-lower-to-llvm runs on that many threads.
     ``fuse_options`` is extra strata-fuse option text (``report=true ...``).
+    ``blas`` (auto|always|never): strata-fuse chooses, per matmul, between
+    generated code and a call of OpenBLAS's sgemm, which strata-blas makes
+    after bufferization (with ``fusion`` off too: strata-fuse then only chooses).
     """
 
     fusion: bool = True
@@ -55,6 +59,7 @@ class LevelOptions:
     check: bool = True
     fuse_options: str = ""
     threads: int = 1
+    blas: str = "auto"
 
 
 def _strata(p: Pipeline, o: LevelOptions) -> None:
@@ -69,10 +74,14 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
     p.add(DecomposePass())
+    threads = f"threads={o.threads}" if o.threads > 1 else ""
+    blas = f"blas={o.blas}" if o.blas != "never" else ""
     if o.fusion:
-        threads = f"threads={o.threads}" if o.threads > 1 else ""
-        p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads) if t)))
+        p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads, blas) if t)))
         p.add("canonicalize, cse")
+    elif blas:  # only the choice between generated code and BLAS calls
+        p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",
+                                                         threads, blas) if t)))
 
 
 def _layout(p: Pipeline, o: LevelOptions) -> None:
@@ -88,6 +97,8 @@ def _bufferized(p: Pipeline, o: LevelOptions) -> None:
         p.add(ParallelizePass(threads=o.threads))
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
     p.add(BufferizePass())
+    if o.blas != "never":
+        p.add(BlasPass(threads=o.threads))
     p.add(WorkspacePass())
 
 

@@ -7,6 +7,7 @@ the one list of them. Upstream MLIR passes are MLIR's to resolve.
 from __future__ import annotations
 
 from ..passes.base import Options, PassPipeline
+from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
 from ..passes.canonicalize import CanonicalizePass
 from ..passes.check_level import CheckLevelPass
@@ -33,7 +34,7 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, FusePass, LayoutPass,
     ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
-    UniqueResultsPass, WorkspacePass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
+    UniqueResultsPass, WorkspacePass, BlasPass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
     GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
 
 

@@ -1,7 +1,8 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
     LLVM dialect --mlir-translate--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
-                 --cc -shared (+ libmlir_c_runner_utils, libmlir_async_runtime)--> lib.so
+                 --cc -shared (+ libmlir_c_runner_utils, libmlir_async_runtime
+                               [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
 
 Used by the on-disk cache (runtime/cache.py) and by :func:`strata.export_library`.
@@ -81,6 +82,9 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         raise StrataError("no C compiler driver (cc) to link a shared library with",
                           location="<aot>")
     libdir = os.path.dirname(runtime_library("libmlir_c_runner_utils.so"))
+    from .blas import link_args
+
+    blas = link_args(module)  # numpy's OpenBLAS and an rpath to it (runtime/blas.py)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
@@ -99,7 +103,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         os.close(fd)
         try:
             _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}",
-                  "-lmlir_c_runner_utils", "-lmlir_async_runtime", f"-Wl,-rpath,{libdir}"],
+                  "-lmlir_c_runner_utils", "-lmlir_async_runtime", f"-Wl,-rpath,{libdir}"] + blas,
                  "linking")
             os.replace(tmp_lib, out_path)
         finally:

@@ -94,6 +94,13 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _blas(blas: str) -> str:
+    """The checked ``blas`` mode (``auto`` is ``never`` where numpy ships no OpenBLAS)."""
+    from .blas import resolve_mode
+
+    return resolve_mode(blas, location_text())
+
+
 def _threads(threads: int | None) -> int:
     if threads is None:
         return default_threads()
@@ -105,16 +112,16 @@ def _threads(threads: int | None) -> int:
 
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
           record_sizes: dict | None = None, fuse_options: str = "", before=None,
-          threads: int = 1) -> list:
+          threads: int = 1, blas: str = "never") -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
     ``before`` maps a level name to a callable run on the module just before the
     passes of that level. Returns the passes' remarks (e.g. strata-fuse's
-    decisions with ``report=true``).
+    decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
     """
     remarks = []
     for name, text in level_steps(compile_to, fusion=fusion, layout=layout,
-                                  fuse_options=fuse_options, threads=threads):
+                                  fuse_options=fuse_options, threads=threads, blas=blas):
         if before and name in before:
             before[name](module)
         remarks += run_pipeline(module.operation, f"builtin.module({text})")
@@ -320,7 +327,7 @@ class Program(ProgramBase):
 
     def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
                  opt_level: int = 3, layout: bool = True, threads: int | None = None,
-                 max_variants: int | None = None, dynamic: bool = False):
+                 max_variants: int | None = None, dynamic: bool = False, blas: str = "auto"):
         super().__init__(module, max_variants)
         self.fusion = fusion
         self.layout = layout
@@ -329,6 +336,7 @@ class Program(ProgramBase):
         # dynamic: compile each function once as declared, its dynamic dims sized per
         # call; else once per distinct shapes, fully static (faster code)
         self.dynamic = dynamic
+        self.blas = _blas(blas)
 
     def _get(self, fname, arg_specs):
         if self.dynamic:
@@ -372,6 +380,10 @@ class Program(ProgramBase):
             options = {"fusion": str(self.fusion), "layout": self.layout,
                        "fuse_options": fuse_options, "opt_level": self.opt_level,
                        "threads": self.threads}
+            if self.blas != "never":  # the library the code may call is part of the key
+                from .blas import identity
+
+                options.update(blas=self.blas, blas_library=identity())
             parts = cache.key_parts(module.operation.get_asm(enable_debug_info=False), fname,
                                     options, [[list(s), d] for s, d in arg_specs])
             key = cache.key_of(parts)
@@ -405,7 +417,7 @@ class Program(ProgramBase):
             workspace.append(workspace_bytes(m, fname))
 
         remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
-                        record_sizes=sizes, threads=self.threads,
+                        record_sizes=sizes, threads=self.threads, blas=self.blas,
                         fuse_options=fuse_options, before={"llvm": buffers})
         check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
         if use_cache:
@@ -468,12 +480,13 @@ class JitFunction:
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
                  dynamic: dict | None = None, automatic_dynamic: bool = False,
-                 max_recompiles: int | None = None):
+                 max_recompiles: int | None = None, blas: str = "auto"):
         self.fn = fn
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
         self.threads = _threads(threads)
+        self.blas = _blas(blas)
         self._programs = Variants(max_variants, name=getattr(fn, "__name__", "function"),
                                   describe=_describe_key)
         self._signatures_seen: list = []
@@ -594,7 +607,7 @@ class JitFunction:
             module = trace(self.fn, *specs)
             program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                               layout=self.layout, threads=self.threads, max_variants=1,
-                              dynamic=True)
+                              dynamic=True, blas=self.blas)
             fname = next(iter(program._signatures))
             program._signatures = {fname: (program._signatures[fname][0], names)}
             program._get(fname, None)
@@ -627,7 +640,8 @@ class JitFunction:
         start = time.perf_counter()
         module = trace(self.fn, *args)
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
-                          layout=self.layout, threads=self.threads, max_variants=1)
+                          layout=self.layout, threads=self.threads, max_variants=1,
+                          blas=self.blas)
         program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
                                for k, v in program._signatures.items()}
         specs, _ = next(iter(program._signatures.values()))
@@ -665,7 +679,8 @@ class JitFunction:
         from .report import measure_costs
 
         options = dict(fusion=self.fusion, opt_level=self.opt_level, layout=self.layout,
-                       threads=self.threads, automatic_dynamic=self.automatic_dynamic)
+                       threads=self.threads, automatic_dynamic=self.automatic_dynamic,
+                       blas=self.blas)
         return measure_costs(lambda: JitFunction(self.fn, **options), args,
                              _param_names(self.fn, len(args)))
 
@@ -740,7 +755,7 @@ def _param_names(fn, n):
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
         threads: int | None = None, max_variants: int | None = None,
         dynamic: dict | None = None, automatic_dynamic: bool = False,
-        max_recompiles: int | None = None):
+        max_recompiles: int | None = None, blas: str = "auto"):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     numpy arrays the function captures (closures, globals) are constants read at
@@ -759,11 +774,15 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     variants for one set of argument dtypes and ranks, the changing dims become dynamic
     (with a StrataPerformanceWarning), or, if that cannot be compiled, a call raises a
     StrataError naming the shapes seen, rather than compiling without end.
+    ``blas``: ``auto`` (the cost model chooses, per matmul, between generated code
+    and numpy's OpenBLAS; the choice is in ``stats.fusion_report``), ``always``
+    or ``never`` (see runtime/blas.py).
     The function may be called from several threads at once.
     """
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
                    max_variants=max_variants, dynamic=dynamic,
-                   automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles)
+                   automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,
+                   blas=blas)
     if fn is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(fn, **options)
@@ -771,10 +790,14 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
             fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-            threads: int | None = None, max_variants: int | None = None):
+            threads: int | None = None, max_variants: int | None = None, blas: str = "auto"):
     """Compiles a strata.Module, .mlir text or a Python function.
 
     ``max_variants``: compiled signatures kept per program (see strata.jit).
+
+    ``blas`` (CPU): ``auto`` lets the cost model choose, per f32 matmul, between
+    strata's generated kernel (with its fused epilogue) and a call of the OpenBLAS
+    numpy ships (the epilogue as its own loop); ``always``/``never`` force it.
 
     ``threads`` (CPU): how many threads large matmuls and row reductions may use;
     None means default_threads() (``STRATA_THREADS``, else every CPU of this process).
@@ -798,7 +821,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
                 raise StrataError("compile_to needs example arguments to trace a Python "
                                   "function with", location=location_text())
             return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout,
-                               threads=threads, max_variants=max_variants)
+                               threads=threads, max_variants=max_variants, blas=blas)
         module = trace(fn_or_module, *examples)
     elif isinstance(fn_or_module, str):
         module = parse(fn_or_module)
@@ -809,10 +832,10 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
         out = Module(new_context())
         out.mlir = _clone(module.mlir)
         lower(out.mlir, compile_to, fusion=bool(fusion), layout=layout,
-              threads=_threads(threads))
+              threads=_threads(threads), blas=_blas(blas))
         return out
     program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout,
-                      threads=threads, max_variants=max_variants)
+                      threads=threads, max_variants=max_variants, blas=blas)
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         # guards name a traced function's parameters, as jit's do
         program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))

@@ -76,6 +76,9 @@ class Engine:
     def __init__(self, module: ir.Module, opt_level: int = 3, shared_libs=()):
         load_runtime_libraries()
         libs = [runtime_library("libmlir_c_runner_utils.so")] + list(shared_libs)
+        from .blas import link_args
+
+        libs += link_args(module)[:1]  # numpy's OpenBLAS, when the code calls it (strata-blas)
         threaded = uses_async_runtime(module)
         self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
         if threaded:

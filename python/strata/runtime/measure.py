@@ -7,6 +7,10 @@ call's actual shapes, and keeps the faster choice per candidate. The report
 (``program.stats.fusion_report``) records, per candidate, the cost model's
 prediction next to the measured times — a check of the cost model.
 
+The choice between generated code and a BLAS call for a matmul (strata-fuse's
+``blas=auto``) is a candidate too: its two ways are timed the same way, and the
+report gives the cost model's predicted times next to the measured ones.
+
 Candidates are named by a key made from the two ops and their source lines.
 Each flip is measured against the cost model's baseline. A flipped decision
 can change the ops that later candidates see (e.g. an epilogue whose consumer
@@ -26,7 +30,9 @@ from ..dialect.types import numpy_dtype
 
 __all__ = ["choose_fusion", "time_call", "per_call"]
 
-_CANDIDATE = re.compile(r"strata-fuse: \[([0-9a-f]+)\] (fused|not fusing|tiled)")
+_CANDIDATE = re.compile(r"strata-fuse: \[([0-9a-f]+)\] "
+                        r"(fused|not fusing|tiled|BLAS sgemm for|generated code for)")
+_PREDICTED = re.compile(r"predicted (BLAS [0-9.e+]+ [mu]s), (generated [0-9.e+]+ [mu]s)")
 
 
 def _inputs(arg_specs, seed=0):
@@ -70,7 +76,8 @@ def choose_fusion(program, fname, arg_specs):
     for r in remarks:
         m = _CANDIDATE.search(str(r))
         if m:
-            candidates.append((m.group(1), m.group(2) != "not fusing", str(r)))
+            candidates.append((m.group(1), m.group(2) not in ("not fusing", "generated code for"),
+                               str(r)))
     chosen, report = [], []
     for number, fused, _text in candidates:
         flip = "off" if fused else "on"
@@ -81,6 +88,15 @@ def choose_fusion(program, fname, arg_specs):
         # Every measured decision is pinned (not only the flips): a flip elsewhere can
         # change what the cost model would say about an unflipped candidate.
         chosen.append(f"{number}={'on' if keep_fused else 'off'}")
+        if "BLAS sgemm for" in _text or "generated code for" in _text:
+            predicted = _PREDICTED.search(_text)
+            report.append(
+                f"strata-fuse measure: [{number}] predicted {'BLAS' if fused else 'generated'}"
+                f" ({predicted.group(1)}, {predicted.group(2)}); measured BLAS "
+                f"{fused_t * 1e6:.1f} us, generated {unfused_t * 1e6:.1f} us -> "
+                f"{'BLAS' if keep_fused else 'generated'}"
+                f"{'' if keep_fused == fused else ' (cost model overruled)'}")
+            continue
         report.append(
             f"strata-fuse measure: [{number}] predicted {'fuse' if fused else 'no fusion'}; "
             f"measured fused {fused_t * 1e6:.1f} us, unfused {unfused_t * 1e6:.1f} us -> "

@@ -1,0 +1,131 @@
+"""The cost model of "generated code or the tuned library" for matmul-like ops.
+
+strata-fuse asks it, per ``linalg.matmul`` / ``linalg.batch_matmul``, whether
+strata's own kernel (strata-vectorize's register-tiled loops, with an
+elementwise epilogue tiled into it by strata-fuse) or a call of the CBLAS
+``sgemm`` of the OpenBLAS that numpy ships (the epilogue then runs as its own
+loop over the result) is predicted to be faster. Both predictions are in
+microseconds and both are reported.
+
+    generated = max(flops / (GEN_RATE x tile use x out-of-cache factor x threads),
+                    bytes of the operands / GEN_BW)
+    BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
+                + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
+
+What the rates say, measured on the project's 2-core AMD EPYC (AVX-512) machines
+with strata's own and numpy's calls side by side (bench/blas_bench.py,
+docs/benchmarks.md; single thread, best of 5):
+
+* While the K x N operand fits in L2 (1 MiB here), strata's register tiles
+  keep up with OpenBLAS (256^3: 0.37 ms generated vs 0.45 ms BLAS; 512^3: 3.2
+  vs 3.5 ms; 1024 x 16 x 1024: 0.39 vs 0.55 ms). Beyond it generated code,
+  which does not pack, re-reads B from L3 for every row of cache tiles and runs
+  at about 55% of OpenBLAS's packed micro-kernel (1024^3: 48 vs 28 ms).
+* OpenBLAS packs both operands into panels: ``4 (M K + K N)`` bytes read and
+  written per call, which is what makes it lose on skinny matmuls (a few rows
+  against a large weight: 4x1024x1024 runs 3x faster generated). Its M = 1 and
+  N = 1 products are no faster than generated code either (0.48 vs 0.09 ms for
+  1 x 1024 x 1024 with the weight in L3).
+* Generated code wastes the part of its register tile (8 rows x 8 registers'
+  worth of lanes) that a small M or N leaves empty, and a short K leaves the
+  accumulator loads and stores unamortized.
+* The unfused epilogue costs one more trip through memory for the matmul
+  result (written by sgemm, read back by the epilogue loop).
+* Threads: generated code splits output tiles over threads from 2^25 flops
+  (strata-vectorize's ``parallel-flops``), and scales about linearly (54 -> 120
+  GFLOP/s at 1024^3); OpenBLAS uses its threads from about 2^18 M N K (its
+  GEMM_MULTITHREAD_THRESHOLD) at about 90% (98 -> 174), after a wake-up.
+
+Only the ratio of the two rates matters to the choice, and both codes run at
+the host's FMA peak times an efficiency, so the same rates stand for AVX2 hosts;
+the host's vector width enters through the register tile (``lanes``).
+
+BLAS is chosen only when predicted ``MARGIN`` (15%) faster: the generated
+kernel needs no external library, fuses its epilogue and keeps results
+bit-identical across thread counts (OpenBLAS's threaded and sequential drivers
+block K differently, so its results for 1 and 2 threads agree to rounding
+only). The numbers are estimates for ranking, not promises:
+``strata.compile(..., fusion="measure")`` times both and keeps the faster.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["BlasEstimate", "estimate", "GEN_RATE", "BLAS_RATE", "MARGIN"]
+
+GEN_RATE = 85e3      # flop/us, one thread, generated register tiles, B panel in L2
+GEN_OUT_OF_CACHE = 0.55  # ... when the K x N operand is larger than L2
+GEN_BW = 25e3        # bytes/us: generated code reads each operand at least once
+BLAS_RATE = 95e3     # flop/us, one thread, OpenBLAS sgemm (its SkylakeX/Haswell kernels)
+BLAS_CALL = 0.6      # us per sgemm call (argument checks, kernel dispatch, thread count)
+BLAS_WAKE = 15.0     # us to hand a call to OpenBLAS's worker threads
+PACK_BW_CACHE = 25e3  # bytes/us through OpenBLAS's packing copies, operands in L2 (read + write)
+PACK_BW_MEM = 10e3   # bytes/us reading operands larger than L2 into packed panels
+L2_BYTES = 1 << 20
+GEMV_BW = 10e3       # bytes/us of OpenBLAS's M = 1 / N = 1 products (measured, matrix in L3)
+MEM_BW = 10e3        # bytes/us for the unfused epilogue's extra trip through memory
+GEN_PARALLEL_FLOPS = 1 << 25
+GEN_PARALLEL_EFFICIENCY = 1.0
+BLAS_PARALLEL_MNK = 1 << 18
+BLAS_PARALLEL_EFFICIENCY = 0.9
+MARGIN = 0.85        # BLAS must be predicted at most 85% of the generated time
+
+
+@dataclass(frozen=True)
+class BlasEstimate:
+    """Predicted microseconds of both ways to run one matmul-like op."""
+
+    generated_us: float
+    blas_us: float
+    epilogue: bool  # an epilogue would be fused into the generated kernel
+
+    @property
+    def blas_wins(self) -> bool:
+        return self.blas_us <= MARGIN * self.generated_us
+
+
+def _use(size: int, tile: int) -> float:
+    """The fraction of ``tile``-wide register tiles that ``size`` fills."""
+    return size / (math.ceil(size / tile) * tile)
+
+
+def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int = 1,
+             lanes: int = 16) -> BlasEstimate:
+    """The cost model's prediction for a ``batch`` x (M x K) @ (K x N) f32 matmul.
+
+    ``epilogue``: an elementwise consumer would be tiled into the generated kernel
+    (so the BLAS call pays for the matmul result's extra trip through memory).
+    ``lanes``: f32 lanes per vector register of the host (16 with AVX-512).
+    """
+    flops = 2.0 * batch * m * n * k
+    operand_bytes = 4.0 * (m * k + k * n)
+    # strata-vectorize's register tile: up to 8 rows x (8 registers' worth of lanes)
+    reg_m = max(1, min(8, m))
+    reg_n = lanes * max(1, 8 // reg_m)
+    gen_rate = GEN_RATE * _use(m, reg_m) * (reg_m / 8) ** 0.5 * _use(n, reg_n) * k / (k + 8)
+    if 4.0 * k * n > L2_BYTES:
+        gen_rate *= GEN_OUT_OF_CACHE
+    gen_threads = 1
+    if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
+        tiles = batch * math.ceil(m / 64) * math.ceil(n / 128)
+        gen_threads = max(1.0, min(threads, tiles) * GEN_PARALLEL_EFFICIENCY)
+    generated = max(flops / gen_rate, batch * (operand_bytes + 4.0 * m * n) / GEN_BW) / \
+        gen_threads
+
+    if m == 1 or n == 1:  # OpenBLAS forwards these to gemv: the matrix is read once
+        per_call = BLAS_CALL + 4.0 * k * max(m, n) / GEMV_BW
+    else:
+        pack = (2 * operand_bytes / PACK_BW_CACHE if operand_bytes <= L2_BYTES else
+                operand_bytes / PACK_BW_MEM)
+        rate = BLAS_RATE * _use(m, 4) ** 0.5 * _use(n, 16) ** 0.5 * k / (k + 4)
+        work = pack + 2.0 * m * n * k / rate
+        if threads > 1 and m * n * k > BLAS_PARALLEL_MNK:
+            per_call = BLAS_CALL + BLAS_WAKE + work / (threads * BLAS_PARALLEL_EFFICIENCY)
+        else:
+            per_call = BLAS_CALL + work
+    blas = batch * per_call
+    if epilogue:
+        blas += 8.0 * batch * m * n / MEM_BW
+    return BlasEstimate(generated, blas, epilogue)

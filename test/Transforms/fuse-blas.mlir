@@ -1,0 +1,124 @@
+// strata-fuse's choice between generated code and a BLAS call (blas=auto|always|never).
+// RUN: strata-opt %s --split-input-file --strata-to-linalg '--strata-fuse=blas=auto' | FileCheck %s
+// RUN: strata-opt %s --split-input-file --strata-to-linalg '--strata-fuse=blas=auto report=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: strata-opt %s --split-input-file --strata-to-linalg '--strata-fuse=blas=always' | FileCheck %s --check-prefix=ALWAYS
+// RUN: strata-opt %s --split-input-file --strata-to-linalg '--strata-fuse=blas=always report=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=ALWAYS-REPORT
+// blas=never (strata-fuse's default) marks nothing and says nothing about BLAS:
+// RUN: strata-opt %s --split-input-file --strata-to-linalg --strata-fuse | FileCheck %s --check-prefix=NEVER
+// RUN: strata-opt %s --split-input-file --strata-to-linalg '--strata-fuse=report=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=NEVER-REPORT
+// The whole pipeline: the marked matmul is a call after bufferization, the others are loops.
+// RUN: strata-opt %s --split-input-file --pass-pipeline='builtin.module(strata-cpu{compile-to=bufferized})' | FileCheck %s --check-prefix=PIPELINE
+// RUN: strata-opt %s --split-input-file --pass-pipeline='builtin.module(strata-cpu{compile-to=bufferized blas=never})' | FileCheck %s --check-prefix=PIPELINE-NEVER
+// With fusion off, strata-fuse still chooses (and fuses nothing):
+// RUN: strata-opt %s --split-input-file --pass-pipeline='builtin.module(strata-cpu{compile-to=bufferized fusion=false blas=always})' | FileCheck %s --check-prefix=UNFUSED
+//
+// Overrides by candidate key (the file is read from stdin so that keys do not depend
+// on its path; recompute them with the KEYS run when lines above a keyed op move):
+// RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto report=true' < %s 2>&1 >/dev/null | FileCheck %s --check-prefix=KEYS
+// RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto decisions=92487dcb=off,1b26f872=on' < %s | FileCheck %s --check-prefix=OVERRIDE
+
+// A large matmul with an epilogue: BLAS is predicted faster even though the epilogue
+// then costs one more trip through memory; the epilogue stays its own loop.
+// CHECK-LABEL: func.func @mlp_layer
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<256x1024xf32>, %[[W:[a-z0-9]+]]: tensor<1024x2048xf32>, %[[B:[a-z0-9]+]]: tensor<2048xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[MM:.+]] = linalg.matmul {strata.blas} ins(%[[X]], %[[W]] : tensor<256x1024xf32>, tensor<1024x2048xf32>)
+// CHECK: %[[E:.+]] = linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<256x2048xf32>, tensor<2048xf32>)
+// CHECK: return %[[E]]
+// REPORT: fuse-blas.mlir:[[@LINE+14]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+14]]:8 (256x2048x1024; the cost model): predicted BLAS {{[0-9.]+}} ms, generated {{[0-9.]+}} ms; its epilogue linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+16]]:8 runs as its own loop
+// REPORT-NOT: tiled linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+14]]
+// ALWAYS-LABEL: func.func @mlp_layer
+// ALWAYS: linalg.matmul {strata.blas}
+// NEVER-LABEL: func.func @mlp_layer
+// NEVER: scf.for
+// NEVER: linalg.matmul ins
+// PIPELINE-LABEL: func.func @mlp_layer
+// PIPELINE: call @scipy_cblas_sgemm64_
+// PIPELINE-NOT: linalg.matmul
+// PIPELINE: linalg.generic
+// PIPELINE-NEVER-LABEL: func.func @mlp_layer
+// PIPELINE-NEVER-NOT: call @scipy_cblas_sgemm64_
+func.func @mlp_layer(%x: tensor<256x1024xf32>, %w: tensor<1024x2048xf32>, %b: tensor<2048xf32>) -> tensor<256x2048xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<256x1024xf32>, tensor<1024x2048xf32>) -> tensor<256x2048xf32>
+  %1 = "strata.add"(%0, %b) : (tensor<256x2048xf32>, tensor<2048xf32>) -> tensor<256x2048xf32>
+  %2 = "strata.relu"(%1) : (tensor<256x2048xf32>) -> tensor<256x2048xf32>
+  return %2 : tensor<256x2048xf32>
+}
+
+// -----
+
+// A small matmul stays generated, its epilogue tiled into it.
+// CHECK-LABEL: func.func @small
+// CHECK: scf.for
+// CHECK: linalg.matmul ins
+// CHECK-NOT: strata.blas
+// REPORT: fuse-blas.mlir:[[@LINE+11]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+11]]:8 (8x16x8; the cost model): predicted BLAS {{[0-9.]+}} us, generated {{[0-9.]+}} us; its epilogue linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+13]]:8 is tiled into the generated kernel
+// REPORT: fuse-blas.mlir:[[@LINE+12]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] tiled linalg.generic
+// ALWAYS-LABEL: func.func @small
+// ALWAYS-NOT: scf.for
+// ALWAYS: linalg.matmul {strata.blas}
+// ALWAYS-REPORT: fuse-blas.mlir:[[@LINE+6]]:8: remark: strata-fuse: BLAS sgemm for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+6]]:8 (8x16x8; blas=always): predicted BLAS
+// UNFUSED-LABEL: func.func @small
+// UNFUSED: call @scipy_cblas_sgemm64_
+// UNFUSED: linalg.generic
+// UNFUSED: linalg.generic
+func.func @small(%x: tensor<8x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<8x8xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %1 = "strata.add"(%0, %b) : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %2 = "strata.relu"(%1) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %2 : tensor<8x16xf32>
+}
+
+// -----
+
+// A skinny matmul (4 rows against a 1024x1024 weight): OpenBLAS would pack the whole
+// weight for 4 rows of output; generated code reads it once.
+// CHECK-LABEL: func.func @skinny
+// CHECK: linalg.matmul ins
+// CHECK-NOT: strata.blas
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.matmul at {{.*}} (4x1024x1024; the cost model)
+func.func @skinny(%x: tensor<4x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor<4x1024xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<4x1024xf32>, tensor<1024x1024xf32>) -> tensor<4x1024xf32>
+  return %0 : tensor<4x1024xf32>
+}
+
+// -----
+
+// batch_matmul: 2 products of 1024x1024x1024 (each B operand larger than L2).
+// CHECK-LABEL: func.func @batched
+// CHECK: linalg.batch_matmul {strata.blas}
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.batch_matmul at {{.*}} (2x1024x1024x1024; the cost model)
+// PIPELINE-LABEL: func.func @batched
+// PIPELINE: scf.for
+// PIPELINE: func.call @scipy_cblas_sgemm64_
+func.func @batched(%x: tensor<2x1024x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x1024x1024xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<2x1024x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x1024x1024xf32>
+  return %0 : tensor<2x1024x1024xf32>
+}
+
+// -----
+
+// Only f32: an f16 matmul (f32 accumulator) is never a BLAS call.
+// ALWAYS-LABEL: func.func @half
+// ALWAYS-NOT: strata.blas
+// ALWAYS: return
+// NEVER-REPORT-NOT: BLAS
+// NEVER-REPORT-NOT: generated code
+func.func @half(%x: tensor<64x64xf16>, %w: tensor<64x64xf16>) -> tensor<64x64xf16> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<64x64xf16>, tensor<64x64xf16>) -> tensor<64x64xf16>
+  return %0 : tensor<64x64xf16>
+}
+
+// -----
+
+// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [92487dcb] BLAS sgemm for linalg.matmul
+// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [1b26f872] generated code for linalg.matmul
+// OVERRIDE-LABEL: func.func @overridden
+// OVERRIDE: %[[BIG:.+]] = linalg.matmul ins
+// OVERRIDE: %[[SMALL:.+]] = linalg.matmul {strata.blas} ins
+// OVERRIDE: return %[[BIG]], %[[SMALL]]
+func.func @overridden(%x: tensor<1024x1024xf32>, %y: tensor<8x8xf32>) -> (tensor<1024x1024xf32>, tensor<8x8xf32>) {
+  %0 = "strata.matmul"(%x, %x) : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %1 = "strata.matmul"(%y, %y) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1 : tensor<1024x1024xf32>, tensor<8x8xf32>
+}
