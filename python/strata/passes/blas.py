@@ -42,6 +42,12 @@ external function. The runtime links it (runtime/blas.py):
 
 Errors: a marked op with tensor operands (run this pass after bufferization),
 dynamic shapes, or element types other than f32.
+
+Limits: f32 only (no sgemm for f16/bf16; those matmuls stay generated code).
+Convolutions stay generated code: strata lowers them to ``linalg.conv_2d_*``,
+not to an im2col matmul, so there is no matmul to hand over. A matmul that
+``strata-layout{pack-matmul=true}`` packs becomes a ``linalg.generic`` and stays
+generated code too.
 """
 
 from __future__ import annotations
