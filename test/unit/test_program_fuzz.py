@@ -309,6 +309,12 @@ REGRESSIONS = {
     "matvec_dynamic_rows": _program(
         [((3, 16, 3, 2), "f32", "pos"), ((2,), "f32", "pos")],
         [("matmul", [0, 1], {"form": "fn"}, (3, 16, 3), "f32")]),
+    # a dynamic batch dim against a static batch of 1 (the "dynamic" config): lowered as a
+    # linalg.batch_matmul, which read the rhs at every batch index: wrong results, heap
+    # corruption (contraction.py)
+    "batch_dynamic_vs_one": _program(
+        [((2, 3, 4), "f32", "sym"), ((1, 4, 5), "f32", "sym")],
+        [("matmul", [0, 1], {"form": "op"}, (2, 3, 5), "f32")]),
 }
 
 

@@ -238,3 +238,19 @@ func.func @matmul_two_dynamic_rows(%a: tensor<?x?x4xf32>, %b: tensor<4x5xf32>) -
   %0 = "strata.matmul"(%a, %b) : (tensor<?x?x4xf32>, tensor<4x5xf32>) -> tensor<?x?x5xf32>
   return %0 : tensor<?x?x5xf32>
 }
+
+// -----
+
+// A dynamic batch against a static batch of 1: the 1 broadcasts (a dynamic dim is never
+// 1), so this is the contraction generic with the rhs batch map at 0, not a
+// linalg.batch_matmul that would read the rhs at every batch index (wrong results and
+// out-of-bounds reads; found by test_program_fuzz.py).
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (0, d3, d2)>
+// CHECK-LABEL: func.func @batched_dynamic_vs_broadcast
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<?x3x4xf32>, tensor<1x4x5xf32>) outs(%{{.+}} : tensor<?x3x5xf32>)
+func.func @batched_dynamic_vs_broadcast(%a: tensor<?x3x4xf32>, %b: tensor<1x4x5xf32>) -> tensor<?x3x5xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<?x3x4xf32>, tensor<1x4x5xf32>) -> tensor<?x3x5xf32>
+  return %0 : tensor<?x3x5xf32>
+}

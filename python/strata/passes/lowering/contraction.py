@@ -148,8 +148,12 @@ def drop_unit_dim(v, drop):
 
 
 def _same_batch(ta, tb):
-    if ta.is_dynamic_dim(0) or tb.is_dynamic_dim(0):
+    """Whether the batch dims are equal (else one of them is a broadcast 1)."""
+    da, db = ta.is_dynamic_dim(0), tb.is_dynamic_dim(0)
+    if da and db:
         return True
+    if da or db:  # a dynamic dim never broadcasts (is never 1); a static 1 against it does
+        return (tb if da else ta).get_dim_size(0) != 1
     return ta.get_dim_size(0) == tb.get_dim_size(0)
 
 
