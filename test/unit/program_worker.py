@@ -117,13 +117,16 @@ class _Records:
         self.log.setLevel(self.level)
 
 
-def _dynamic_marks(fn, inputs) -> dict:
-    """Every dim of size >= 2 of every argument, as jit's ``dynamic=`` (a dynamic dim is
-    assumed not to broadcast: size-1 dims stay static)."""
+def _dynamic_marks(fn, inputs, seed) -> dict:
+    """Dims of size >= 2 of the arguments, as jit's ``dynamic=`` (a dynamic dim is assumed
+    not to broadcast: size-1 dims stay static): every one for an odd ``seed``, else a
+    random half (static and dynamic dims side by side)."""
     import inspect
+    import random
 
+    rng = random.Random(seed)
     params = list(inspect.signature(fn).parameters)
-    marks = {p: [i for i, d in enumerate(a.shape) if d >= 2]
+    marks = {p: [i for i, d in enumerate(a.shape) if d >= 2 and (seed % 2 or rng.random() < .5)]
              for p, a in zip(params, inputs, strict=True)}
     return {p: d for p, d in marks.items() if d}
 
@@ -149,7 +152,7 @@ def serve(request: dict) -> dict:
         if key == "threads1" and not threaded:
             continue
         if options.get("dynamic") == "all":
-            options["dynamic"] = _dynamic_marks(fn, inputs)
+            options["dynamic"] = _dynamic_marks(fn, inputs, request.get("seed", 1))
             if not options["dynamic"]:
                 continue
         try:

@@ -133,7 +133,7 @@ def run_program(worker, prog, stats=STATS, skip_known=True):
 def _run(worker, prog, source, stats, skip_known):
     inputs, inputs2 = prog.make_inputs(), prog.make_inputs(salt=1)
     reply = worker.run({"source": source, "inputs": inputs, "inputs2": inputs2,
-                        "configs": CONFIGS})
+                        "configs": CONFIGS, "seed": prog.seed})
     status = reply["status"]
     if status in ("crash", "timeout"):
         stats["crash"] += 1
