@@ -254,3 +254,17 @@ func.func @batched_dynamic_vs_broadcast(%a: tensor<?x3x4xf32>, %b: tensor<1x4x5x
   %0 = "strata.matmul"(%a, %b) : (tensor<?x3x4xf32>, tensor<1x4x5xf32>) -> tensor<?x3x5xf32>
   return %0 : tensor<?x3x5xf32>
 }
+
+// -----
+
+// [0,?,K] @ [K,N]: a dynamic row dim beside a static 0 is not folded into M either
+// (bufferization folds the collapsed size to a static 0, which memref.collapse_shape
+// rejects for a dynamic group; found by test_program_fuzz.py).
+// CHECK-LABEL: func.func @matmul_zero_and_dynamic_rows
+// CHECK-NOT: collapse_shape
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<0x?x3xf32>, tensor<3x4xf32>) outs(%{{.+}} : tensor<0x?x4xf32>)
+// CHECK-NOT: expand_shape
+func.func @matmul_zero_and_dynamic_rows(%a: tensor<0x?x3xf32>, %b: tensor<3x4xf32>) -> tensor<0x?x4xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<0x?x3xf32>, tensor<3x4xf32>) -> tensor<0x?x4xf32>
+  return %0 : tensor<0x?x4xf32>
+}

@@ -3,11 +3,11 @@
     [M,K] @ [K,N]                 -> linalg.matmul (output filled with 0)
     [B,M,K] @ [B,K,N]             -> linalg.batch_matmul
     [...,M,K] @ [K,N]             -> collapse to [(...)*M, K], linalg.matmul, expand back
-                                     (at most one of ...,M dynamic: a memref.expand_shape
-                                     with two dynamic sizes in a group cannot be lowered)
+                                     (unless several of ...,M are dynamic, or one is and
+                                     another is 0: see _foldable_rows)
     1-D operands                  -> expand to 2-D, then one of the above, collapse back
-    anything else (broadcast batch dims, rank > 3 with mismatched batches, several
-    dynamic dims in ...,M)        -> linalg.generic with reduction over k
+    anything else (broadcast batch dims, rank > 3 with mismatched batches, ...,M not
+    foldable)                     -> linalg.generic with reduction over k
 
 f16/bf16 accumulate in f32 and round once at the end.
 """
@@ -113,7 +113,7 @@ def lower_matmul(op):
     sa, sb = dims(a), dims(b)
     if ta.rank == 2 and tb.rank == 2:
         out = _mm2d(a, b, acc, sa[0], sb[1])
-    elif tb.rank == 2 and sum(not isinstance(s, int) for s in sa[:-1]) <= 1:
+    elif tb.rank == 2 and _foldable_rows(sa[:-1]):
         # [..., M, K] @ [K, N]: fold the batch dims into M (row-major contiguous).
         lead = sa[:-1]
         flat = collapse(a, [list(range(ta.rank - 1)), [ta.rank - 1]],
@@ -133,6 +133,18 @@ def lower_matmul(op):
     elif rb == 1:
         out = drop_unit_dim(out, rtype(out).rank - 1)
     return from_compute(out, elem)
+
+
+def _foldable_rows(lead) -> bool:
+    """Whether the row dims ``...,M`` of ``[...,M,K] @ [K,N]`` may be collapsed into one.
+
+    Not with two dynamic sizes (the expand_shape back could not be lowered to memrefs),
+    nor a dynamic one beside a static 0 (bufferization folds the collapsed size to a
+    static 0, which memref.collapse_shape's verifier rejects for a dynamic group).
+    """
+    dynamic = sum(not isinstance(s, int) for s in lead)
+    zero = any(isinstance(s, int) and s == 0 for s in lead)
+    return dynamic == 0 or (dynamic == 1 and not zero)
 
 
 def drop_unit_dim(v, drop):
