@@ -319,6 +319,11 @@ REGRESSIONS = {
     "batch_dynamic_vs_one": _program(
         [((2, 3, 4), "f32", "sym"), ((1, 4, 5), "f32", "sym")],
         [("matmul", [0, 1], {"form": "op"}, (2, 3, 5), "f32")], seed=1),
+    # a dynamic row dim beside an empty one (the "dynamic" config): the collapse of the rows
+    # failed to verify after bufferization, and jit fell back to static shapes
+    "matmul_empty_and_dynamic_rows": _program(
+        [((0, 2, 3), "f32", "sym"), ((3, 4), "f32", "sym")],
+        [("matmul", [0, 1], {"form": "op"}, (0, 2, 4), "f32")], seed=1),
 }
 
 
