@@ -272,3 +272,22 @@ func.func @constant() -> (tensor<2xf32>, tensor<2x3xi32>) {
   %1 = "strata.constant"() {value = dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>} : () -> tensor<2x3xi32>
   return %0, %1 : tensor<2xf32>, tensor<2x3xi32>
 }
+
+// -----
+
+// A reshape of a source with a dynamic dim and a 0 has no elements: a filled empty
+// result (a dynamic result dim is 0), not a collapse of the 0 with the dynamic dim,
+// which failed to verify once bufferized (found by test_program_fuzz.py).
+// CHECK-LABEL: func.func @reshape_empty_dynamic
+// CHECK-NOT: collapse_shape
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<0xf32>
+// CHECK: %[[A:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<0xf32>)
+// CHECK: %[[Z:.+]] = arith.constant 0 : index
+// CHECK: %[[E2:.+]] = tensor.empty(%[[Z]]) : tensor<?x3xf32>
+// CHECK: %[[B:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E2]] : tensor<?x3xf32>)
+// CHECK: return %[[A]], %[[B]]
+func.func @reshape_empty_dynamic(%x: tensor<?x33x1x0xf32>) -> (tensor<0xf32>, tensor<?x3xf32>) {
+  %0 = "strata.reshape"(%x) : (tensor<?x33x1x0xf32>) -> tensor<0xf32>
+  %1 = "strata.reshape"(%x) : (tensor<?x33x1x0xf32>) -> tensor<?x3xf32>
+  return %0, %1 : tensor<0xf32>, tensor<?x3xf32>
+}

@@ -79,6 +79,13 @@ def lower_reshape(op):
             n *= v
         flat = collapse(x, [list(range(len(s)))], [n])
         return expand(flat, [list(range(len(t)))], t)
+    if any(not src.is_dynamic_dim(i) and src.get_dim_size(i) == 0 for i in range(src.rank)):
+        # No elements (a dynamic dim of the result is then 0: the front end refuses an
+        # ambiguous -1). Not collapsed: bufferization folds the collapse of a static 0 and
+        # a dynamic dim to a static 0, which memref.collapse_shape rejects.
+        zero = arith.constant(ir.IndexType.get(), 0)
+        return empty_result([zero if dst.is_dynamic_dim(i) else dst.get_dim_size(i)
+                             for i in range(dst.rank)], dst.element_type)
     dyn = [i for i in range(dst.rank) if dst.is_dynamic_dim(i)]
     if not dyn:  # dynamic source, static result: flatten, cast to the static size, expand
         n = 1
