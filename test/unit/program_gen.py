@@ -217,6 +217,9 @@ def render(n: Node, prog: Program) -> str:
     if op == "const":
         like = prog.inputs[0].name
         values = np.asarray(at["values"])
+        if values.size == 0:  # no values to list
+            arr = f"np.zeros({_tuple(values.shape)}, {NP_NAME[n.dtype]})"
+            return arr if form == "captured" else f"strata.constant({arr}, like={like})"
         if form == "captured":  # a numpy array operand: a constant of the trace
             return f"np.array({values.tolist()}, {NP_NAME[n.dtype]})"
         if n.dtype == "i32":
