@@ -8,7 +8,7 @@
 // RUN: strata-opt %s --strata-canonicalize --cse --mlir-print-ir-before-all -o %t.out 2>&1 | FileCheck %s --check-prefix=BEFOREALL
 // RUN: strata-opt %s --strata-canonicalize --mlir-print-ir-after-all --mlir-print-debuginfo 2>&1 | FileCheck %s --check-prefix=DEBUGINFO
 // RUN: strata-opt %s --strata-canonicalize --cse --mlir-timing -o %t.out 2>&1 | FileCheck %s --check-prefix=TIMING
-// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-canonicalize, func.func(cse))' --mlir-print-ir-after-all 2>&1 | FileCheck %s --check-prefix=PIPE
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-canonicalize, func.func(cse))' --mlir-print-ir-after-all --mlir-disable-threading 2>&1 | FileCheck %s --check-prefix=PIPE
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-canonicalize{max-fold-elements=1}, func.func(canonicalize{max-iterations=2}, cse))' --mlir-timing 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: cat %s | strata-opt - --strata-canonicalize 2>&1 | FileCheck %s --check-prefix=OUT
 // RUN: strata-opt --strata-canonicalize < %s 2>&1 | FileCheck %s --check-prefix=OUT
@@ -84,7 +84,8 @@
 // PIPE: // -----// IR Dump After StrataCanonicalize (strata-canonicalize) //----- //
 // PIPE: arith.constant 4 : index
 // PIPE-NEXT: arith.constant 4 : index
-// The scope of a nested pass's dump is the op it ran on, as in mlir-opt.
+// The scope of a nested pass's dump is the op it ran on, as in mlir-opt. Nested
+// passes run on functions in parallel, so dump order is fixed by disabling threading.
 // PIPE: // -----// IR Dump After CSE (cse) //----- //
 // PIPE-NEXT: func.func @f(%[[X:[a-z0-9]+]]: tensor<4xf32>) -> (tensor<2x4xf32>, index, index) {
 // PIPE-NEXT: %[[E:.+]] = "strata.exp"(%[[X]])

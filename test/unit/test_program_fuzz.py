@@ -245,7 +245,7 @@ pg.AVOID.update(name for name, _, _ in KNOWN_BUGS)
 # (name, pattern of jit's message, reason): dynamic-dims compiles that fall back to static
 # shapes because of a bug (results stay right, so only the fallback is the symptom).
 KNOWN_DYNAMIC_BUGS = [
-    ("dynamic_full_slice", r"^$",
+    ("dynamic_full_slice", r"^$",  # its message is a documented limitation's: not matched
      "x[:, None] (a full slice) of a dynamic dim cannot be compiled with dynamic dims: "
      "frontend/ops.py _index_entry asks for explicit bounds for any slice of a dynamic dim, "
      "':' included (jit falls back to static shapes; the fuzzer counts it as the documented "
@@ -260,7 +260,8 @@ REASONS = {name: reason for name, _, reason in KNOWN_BUGS + KNOWN_DYNAMIC_BUGS}
 
 def _program(inputs, ops, outputs=None, seed=0):
     """A program from ``inputs`` [(shape, dtype, range)] and ``ops`` [(op, args, attrs,
-    shape, dtype)] with args as node numbers (inputs first); returns the last op."""
+    shape, dtype)], args as node numbers (inputs first); it returns the last op's value,
+    or the nodes numbered in ``outputs``."""
     p = pg.Program(seed=seed)
     names = [p.add("input", attrs={"range": r}, shape=s, dtype=d).name for s, d, r in inputs]
     for op, args, attrs, shape, dtype in ops:
