@@ -63,7 +63,7 @@
 
 // DEBUGINFO: // -----// IR Dump After StrataCanonicalize (strata-canonicalize)
 // DEBUGINFO: "strata.exp"(%arg0) : (tensor<4xf32>) -> tensor<4xf32> loc(#[[LOC:loc[0-9]+]])
-// DEBUGINFO: #[[LOC]] = loc("{{.*}}strata-opt-cli.mlir":[[# @LINE + 72]]:8)
+// DEBUGINFO: #[[LOC]] = loc("{{.*}}strata-opt-cli.mlir":[[# @LINE + 73]]:8)
 
 // TIMING-NOT: IR Dump
 // TIMING: ===-------------------------------------------------------------------------===
