@@ -16,6 +16,13 @@ once per distinct shape set (cached in memory).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
+    from ..frontend.module import Module
+
 import functools
 import os
 import threading
@@ -25,29 +32,32 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
-from mlir import ir
 
-from ..context import new_context
-from ..dialect.types import dtype_of_numpy, numpy_dtype, shape_of
+from ..dialect.types import dtype_of_numpy, numpy_dtype
 from ..errors import StrataError
 from ..frontend.locations import location_text
-from ..frontend.module import Module, spec_of, trace
+from ..frontend.scopes import param_names, spec_of
 from ..frontend.tensor import TensorSpec
-from ..parsing import parse_module
-from ..pipelines.levels import level_index, level_steps
-from ..pipelines.runner import run_pipeline
-from .allocs import WORKSPACE_ALIGNMENT, check_allocs, scan_allocs, workspace_alloc, workspace_bytes
-from .cache_admin import explain_miss
-from .engine import address, uses_async_runtime
+from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
+from .engine import address
 from .log import logger
-from .specialize import ShapeFunction
 from .variants import Variants
+
+# MLIR (the bindings, the pipelines) is imported where a compile needs it, not here:
+# a jitted function whose variant is in the disk cache runs without loading it
+# (see JitFunction._from_disk).
 
 __all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
 
 
 def parse(text: str, filename: str = "<string>") -> Module:
     """Parses .mlir text (strata or any level) into a strata.Module."""
+    from mlir import ir
+
+    from ..context import new_context
+    from ..frontend.module import Module
+    from ..parsing import parse_module
+
     context = new_context()
     module = Module(context)
     with context:
@@ -74,6 +84,10 @@ class CompileStats:
 
 
 def _clone(module: ir.Module) -> ir.Module:
+    from mlir import ir
+
+    from ..context import new_context
+
     context = new_context()
     with context:
         return ir.Module.parse(module.operation.get_asm(enable_debug_info=True), context)
@@ -119,6 +133,9 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     passes of that level. Returns the passes' remarks (e.g. strata-fuse's
     decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
     """
+    from ..pipelines.levels import level_steps
+    from ..pipelines.runner import run_pipeline
+
     remarks = []
     for name, text in level_steps(compile_to, fusion=fusion, layout=layout,
                                   fuse_options=fuse_options, threads=threads, blas=blas):
@@ -132,6 +149,8 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
 
 def _op_count(module: ir.Module) -> int:
     """How many operations ``module`` holds (a size that needs no printing)."""
+    from mlir import ir
+
     count = 0
 
     def visit(op):
@@ -200,7 +219,7 @@ class DynamicFunction(CompiledFunction):
     checked against what the process can allocate.
     """
 
-    def __init__(self, *args, shapes: ShapeFunction):
+    def __init__(self, *args, shapes):
         super().__init__(*args)
         self.shapes = shapes
         self._checked: set = set()
@@ -273,6 +292,11 @@ class ProgramBase:
     """
 
     def __init__(self, module: Module | ir.Module, max_variants: int | None = None):
+        from mlir import ir
+
+        from ..dialect.types import shape_of
+        from ..frontend.module import Module
+
         self.module = module.mlir if isinstance(module, Module) else module
         self.stats = CompileStats()
         self.fast = None  # jit: the one compiled function, when arrays need no conversion
@@ -337,6 +361,7 @@ class Program(ProgramBase):
         # call; else once per distinct shapes, fully static (faster code)
         self.dynamic = dynamic
         self.blas = _blas(blas)
+        self.trace_digest = None  # a jit variant's: its disk-cache key names the trace
 
     def _get(self, fname, arg_specs):
         if self.dynamic:
@@ -369,7 +394,10 @@ class Program(ProgramBase):
         loaded from there next time); otherwise MLIR's ExecutionEngine JIT-compiles it.
         """
         from . import aot, cache
-        from .engine import Engine
+        from .allocs import scan_allocs, workspace_bytes
+        from .cache_admin import explain_miss
+        from .engine import Engine, uses_async_runtime
+        from .specialize import ShapeFunction
 
         module, result_specs = specialized(self.module, fname, arg_specs)
         dynamic = any(None in tuple(s) for s, _ in arg_specs)
@@ -377,15 +405,15 @@ class Program(ProgramBase):
         use_cache = cache.enabled() and aot.available()
         key = None
         if use_cache:
-            options = {"fusion": str(self.fusion), "layout": self.layout,
-                       "fuse_options": fuse_options, "opt_level": self.opt_level,
-                       "threads": self.threads}
-            if self.blas != "never":  # the library the code may call is part of the key
-                from .blas import identity
-
-                options.update(blas=self.blas, blas_library=identity())
-            parts = cache.key_parts(module.operation.get_asm(enable_debug_info=False), fname,
-                                    options, [[list(s), d] for s, d in arg_specs])
+            options = key_options(self.fusion, self.layout, fuse_options, self.opt_level,
+                                  self.threads, self.blas)
+            signature = [[list(s), d] for s, d in arg_specs]
+            if self.trace_digest is not None:  # a jit variant: keyed by its trace
+                parts = cache.key_parts(None, fname, options, signature,
+                                        trace=self.trace_digest)
+            else:
+                parts = cache.key_parts(module.operation.get_asm(enable_debug_info=False),
+                                        fname, options, signature)
             key = cache.key_of(parts)
             check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
                      "results": [[list(s), d] for s, d in result_specs]}
@@ -439,15 +467,55 @@ class Program(ProgramBase):
         return compiled, remarks, sizes
 
     def _from_library(self, lib_path, fname, arg_specs, meta, shapes=None):
-        from .aot import SharedLibrary
+        return library_function(lib_path, fname, arg_specs, meta, shapes)
 
-        result_specs = [(tuple(s), d) for s, d in meta["results"]]
-        lib = SharedLibrary(lib_path, threaded=meta["threaded"])
-        workspace = int(meta["workspace"])
-        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
-                            ([(workspace,)] if workspace else []))
-        return compiled_function(fname, arg_specs, result_specs, kernel, meta["allocs"],
-                                 workspace, shapes)
+
+def library_function(lib_path, fname, arg_specs, meta, shapes=None):
+    """The compiled function ``fname`` of a cached shared library, as its metadata says."""
+    from .aot import SharedLibrary
+
+    result_specs = [(tuple(s), d) for s, d in meta["results"]]
+    lib = SharedLibrary(lib_path, threaded=meta["threaded"])
+    workspace = int(meta["workspace"])
+    kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
+                        ([(workspace,)] if workspace else []))
+    return compiled_function(fname, arg_specs, result_specs, kernel, meta["allocs"],
+                             workspace, shapes)
+
+
+def key_options(fusion, layout, fuse_options, opt_level, threads, blas) -> dict:
+    """The compile options of a disk-cache key (runtime/cache.py)."""
+    options = {"fusion": str(fusion), "layout": layout, "fuse_options": fuse_options,
+               "opt_level": opt_level, "threads": threads}
+    if blas != "never":  # the library the code may call is part of the key
+        from .blas import identity
+
+        options.update(blas=blas, blas_library=identity())
+    return options
+
+
+class CachedProgram:
+    """A jit variant loaded from the disk cache: its compiled function, no MLIR module."""
+
+    def __init__(self, compiled: CompiledFunction, names, meta: dict):
+        self.fast = None  # set by the caller when the arrays need no conversion
+        self.compiled = compiled
+        self.names = names
+        self.stats = CompileStats(cache_hits=1, ir_sizes=dict(meta.get("ir_sizes", {})),
+                                  fusion_report=list(meta.get("remarks", [])))
+        self._cache = Variants(1)
+        self._cache.get_or_build(compiled.name, lambda: compiled)
+
+    def __call__(self, *args):
+        fname = self.compiled.name
+        if len(args) != len(self.compiled.arg_specs):
+            raise StrataError(f"{fname}: expected {len(self.compiled.arg_specs)} arguments, "
+                              f"got {len(args)}", location=location_text())
+        arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
+                  zip(args, self.compiled.arg_specs, self.names, strict=True)]
+        self.stats.calls += 1
+        outs = self.compiled.run(arrays)
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def specialized(source: ir.Module, fname: str, arg_specs):
@@ -462,6 +530,10 @@ def specialized(source: ir.Module, fname: str, arg_specs):
 
 def _keep_only(module: ir.Module, fname: str) -> None:
     """Drops every function but ``fname``; returns its result (shape, dtype) specs."""
+    from mlir import ir
+
+    from ..dialect.types import shape_of
+
     result_specs = None
     for op in list(module.body.operations):
         if op.operation.name == "func.func":
@@ -507,6 +579,8 @@ class JitFunction:
         return tuple((s.shape, s.dtype) for s in specs)
 
     def trace(self, *args) -> Module:
+        from ..frontend.module import trace
+
         return trace(self.fn, *args)
 
     def __call__(self, *args):
@@ -604,6 +678,8 @@ class JitFunction:
                  _signature(signature), what, self._why(signature))
         start = time.perf_counter()
         try:
+            from ..frontend.module import trace
+
             module = trace(self.fn, *specs)
             program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                               layout=self.layout, threads=self.threads, max_variants=1,
@@ -638,10 +714,19 @@ class JitFunction:
         logger("recompiles").info("%s: compiling for %s: %s", self.__name__,
                                   _signature(signature), self._why(signature))
         start = time.perf_counter()
+        program = self._from_disk(args)
+        if program is not None:
+            self._signatures_seen.append(signature)
+            self._count(program, start)
+            return program
+        from ..frontend.module import trace
+
         module = trace(self.fn, *args)
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                           layout=self.layout, threads=self.threads, max_variants=1,
                           blas=self.blas)
+        (record,) = module.records.values()
+        program.trace_digest = record.digest()  # the cache key names the trace, not its IR
         program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
                                for k, v in program._signatures.items()}
         specs, _ = next(iter(program._signatures.values()))
@@ -652,6 +737,47 @@ class JitFunction:
             program.fast = next(iter(program._cache.values()))
         self._signatures_seen.append(signature)
         self._count(program, start)
+        return program
+
+    def _from_disk(self, args):
+        """The static variant for ``args`` from the disk cache, or None (a miss, no cache).
+
+        The function is traced without MLIR (frontend/record.py) and the entry is looked
+        up by the trace's digest, as ``_compile`` stores it; a hit loads the shared
+        library and its metadata, so a new process runs it without importing MLIR.
+        """
+        from . import aot, cache
+
+        if not cache.enabled() or self.fusion == "measure" or not aot.available():
+            return None
+        from ..frontend.record import record_trace
+
+        try:
+            record = record_trace(self.fn, *args)
+        except Exception:  # noqa: BLE001 - the MLIR trace raises the same error (or can
+            return None     # do what a recording cannot, e.g. read tensor.type)
+        arg_specs = [(tuple(shape), dtype) for shape, dtype in record.args]
+        signature = [[list(shape), dtype] for shape, dtype in arg_specs]
+        parts = cache.key_parts(None, record.name, key_options(
+            self.fusion, self.layout, "report=true", self.opt_level, self.threads, self.blas),
+            signature, trace=record.digest())
+        key = cache.key_of(parts)
+        hit = cache.load(key, {"function": record.name, "args": signature})
+        if hit is None:
+            return None  # _compile's full path logs the miss and explains it
+        lib_path, meta = hit
+        try:
+            compiled = library_function(lib_path, record.name, arg_specs, meta)
+        except (OSError, KeyError, TypeError, ValueError, StrataError) as e:
+            cache.discard(key, f"cannot load it: {e}")  # rebuilt by the full path
+            return None
+        check_allocs(record.name, compiled.allocs + workspace_alloc(record.name,
+                                                                   compiled.workspace))
+        logger("cache").info("hit %s for %s%s (from the trace, MLIR not loaded)", key,
+                             record.name, _signature(arg_specs))
+        program = CachedProgram(compiled, _param_names(self.fn, len(args)), meta)
+        if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
+            program.fast = compiled
         return program
 
     def _why(self, signature) -> str:
@@ -746,10 +872,7 @@ def _max_recompiles(value) -> int:
 
 
 def _param_names(fn, n):
-    import inspect
-
-    params = list(inspect.signature(fn).parameters)
-    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+    return param_names(fn, n)
 
 
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
@@ -807,6 +930,10 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
     callable on numpy arrays (a Program, or a jit function for a Python function
     without examples).
     """
+    from ..context import new_context
+    from ..frontend.module import Module, trace
+    from ..pipelines.levels import level_index
+
     if target == "cuda":
         from .cuda import compile_cuda
 

@@ -9,14 +9,17 @@ cached per thread; only data pointers change between calls.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
 import ctypes
 import os
 import threading
 from functools import cache
 
 import numpy as np
-from mlir import ir
-from mlir.execution_engine import ExecutionEngine
 
 __all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class",
            "uses_async_runtime",
@@ -24,8 +27,16 @@ __all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class",
 
 
 def runtime_library(name: str) -> str:
-    """Path of a runtime library shipped with the installed MLIR package."""
-    return os.path.join(os.path.dirname(ir.__file__), "lib", name)
+    """Path of a runtime library shipped with the installed MLIR package (found without
+    importing the bindings)."""
+    return os.path.join(_mlir_root(), "lib", name)
+
+
+@cache
+def _mlir_root() -> str:
+    import importlib.util
+
+    return list(importlib.util.find_spec("mlir").submodule_search_locations)[0]
 
 
 @cache
@@ -54,6 +65,8 @@ def load_runtime_libraries() -> None:
 
 def uses_async_runtime(module: ir.Module) -> bool:
     """Whether LLVM-dialect ``module`` calls MLIR's async runtime (threaded code)."""
+    from mlir import ir
+
     for op in module.body.operations:
         if op.operation.name == "llvm.func" and "sym_name" in op.attributes and \
                 ir.StringAttr(op.attributes["sym_name"]).value.startswith("mlirAsyncRuntime"):
@@ -74,6 +87,8 @@ class Engine:
     """
 
     def __init__(self, module: ir.Module, opt_level: int = 3, shared_libs=()):
+        from mlir.execution_engine import ExecutionEngine
+
         load_runtime_libraries()
         libs = [runtime_library("libmlir_c_runner_utils.so")] + list(shared_libs)
         from .blas import link_args
