@@ -91,17 +91,11 @@ def _llc_version() -> str:
     except (OSError, ValueError, AttributeError):
         pass
     import subprocess
-    import tempfile
+
+    from .cache import _save_json
 
     version = subprocess.run([llc, "--version"], capture_output=True, text=True).stdout
-    try:
-        if os.path.isdir(cache_dir()):
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-llc-", dir=cache_dir())
-            with os.fdopen(fd, "w") as f:
-                json.dump({"stamp": stamp, "version": version}, f)
-            os.replace(tmp, path)
-    except OSError:
-        pass
+    _save_json(path, {"stamp": stamp, "version": version})
     return version
 
 

@@ -91,25 +91,59 @@ _SOURCE = None
 
 
 def _source_fingerprint() -> str:
-    """A hash of strata's own code (passes change what a key's IR compiles to)."""
+    """A hash of strata's own code (passes change what a key's IR compiles to).
+
+    Kept in the cache folder beside the files' sizes and modification times: a new
+    process stats the files and reads them only when one changed (as Python's .pyc)."""
     global _SOURCE
     if _SOURCE is None:
         import strata
 
-        h = hashlib.sha256()
-        roots = [os.path.dirname(os.path.abspath(strata.__file__))]
         files = []
-        for root in roots:
-            for folder, _, names in os.walk(root):
-                files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        for folder, _, names in os.walk(os.path.dirname(os.path.abspath(strata.__file__))):
+            files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
         for generated in ("_strata_ops_gen", "_strata_irdl"):  # found, not imported (MLIR)
             files.append(importlib.util.find_spec(f"strata.dialects.{generated}").origin)
-        for path in sorted(set(files)):
+        files = sorted(set(files))
+        stamp = hashlib.sha256()
+        for path in files:
+            st = os.stat(path)
+            stamp.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        stamp = stamp.hexdigest()
+        saved = os.path.join(cache_dir(), ".source-fingerprint.json")
+        try:
+            with open(saved) as f:
+                data = json.load(f)
+            if data.get("stamp") == stamp and isinstance(data.get("source"), str):
+                _SOURCE = data["source"]
+                return _SOURCE
+        except (OSError, ValueError, AttributeError):
+            pass
+        h = hashlib.sha256()
+        for path in files:
             with open(path, "rb") as f:
                 h.update(path.rsplit("strata", 1)[-1].encode())
                 h.update(f.read())
         _SOURCE = h.hexdigest()[:16]
+        _save_json(saved, {"stamp": stamp, "source": _SOURCE})
     return _SOURCE
+
+
+def _save_json(path: str, data: dict) -> None:
+    """Writes a small file of the cache folder atomically, if the folder exists (best
+    effort: it only saves time)."""
+    import tempfile
+
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _cpu() -> dict:
