@@ -125,6 +125,10 @@ def test_the_digest_changes_with_what_the_program_computes():
     assert record_trace(lambda w: w * c, w).digest() != record_trace(lambda w: w * d, w).digest()
 
 
+def _times(c):
+    return lambda x: x * c
+
+
 @needs_cc
 def test_a_changed_captured_constant_misses_the_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("STRATA_CACHE_DIR", str(tmp_path / "cache"))
@@ -133,7 +137,7 @@ def test_a_changed_captured_constant_misses_the_cache(tmp_path, monkeypatch):
     for value, hits in ((1.0, 0), (2.0, 0), (1.0, 1)):
         c = np.full(4, value, np.float32)
         c.setflags(write=False)
-        f = strata.jit(lambda x: x * c)
+        f = strata.jit(_times(c))
         np.testing.assert_allclose(f(x), x * value, rtol=1e-6)
         assert f.stats.cache_hits == hits
 
@@ -154,9 +158,9 @@ def test_a_function_the_recorder_cannot_run_still_compiles(tmp_path, monkeypatch
 
 
 def test_the_attribute_table_matches_the_generated_builders():
+    from strata.dialect.verifier import DEFAULTS, KINDS
     from strata.dialects import _strata_ops_gen as gen
     from strata.dialects import strata as dialect
-    from strata.dialect.verifier import DEFAULTS, KINDS
 
     for cls in dialect.OP_CLASSES:
         ref = DIALECT.op_class(cls.OPERATION_NAME)
