@@ -1,6 +1,6 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
-    LLVM dialect --mlir-translate--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
+    LLVM dialect --translate (in process)--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
                  --cc -shared (+ libmlir_c_runner_utils, libmlir_async_runtime
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
@@ -134,10 +134,15 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
-        with open(src, "w") as f:
-            f.write(module.operation.get_asm(enable_debug_info=False))
-        _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
-             "translating to LLVM IR")
+        translated = _translate(module)
+        if translated is not None:
+            with open(ll, "w") as f:
+                f.write(translated)
+        else:
+            with open(src, "w") as f:
+                f.write(module.operation.get_asm(enable_debug_info=False))
+            _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
+                 "translating to LLVM IR")
         # The translated module names no target: without the triple, opt's cost model
         # knows no vector registers and the loop vectorizer does nothing.
         triple = f"-mtriple={_host_triple()}"
@@ -158,6 +163,17 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         finally:
             if os.path.exists(tmp_lib):
                 os.unlink(tmp_lib)
+
+
+def _translate(module: ir.Module) -> str | None:
+    """LLVM IR of an LLVM-dialect module, translated in this process (as mlir-translate
+    --mlir-to-llvmir does, without its ~50 ms of start-up); None where the bindings lack it.
+    Taken from the extension itself: ``mlir.dialects.llvm`` costs ~0.1 s to import."""
+    try:
+        from mlir._mlir_libs._mlirDialectsLLVM import translate_module_to_llvmir
+    except ImportError:  # pragma: no cover - other builds of the bindings
+        return None
+    return translate_module_to_llvmir(module.operation)
 
 
 def _dlclose(handle: int) -> None:

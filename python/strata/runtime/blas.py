@@ -69,16 +69,11 @@ def identity() -> str | None:
 
 def needs_library(module: ir.Module) -> bool:
     """Whether ``module`` (any level) declares a function of the BLAS library."""
-    from mlir import ir
-
     from ..passes.blas import SYMBOLS
+    from .engine import top_level_symbols
 
-    for op in module.body.operations:
-        op = op.operation
-        if op.name in ("func.func", "llvm.func") and "sym_name" in op.attributes and \
-                ir.StringAttr(op.attributes["sym_name"]).value in SYMBOLS:
-            return True
-    return False
+    return any(kind in ("func.func", "llvm.func") and name in SYMBOLS
+               for kind, name in top_level_symbols(module))
 
 
 def link_args(module: ir.Module) -> list[str]:
