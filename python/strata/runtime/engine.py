@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
 import ctypes
+import functools
 import os
 import threading
 from functools import cache
@@ -187,7 +188,16 @@ class Kernel:
         state = getattr(self._local, "state", None)
         if state is None:
             state = self._local.state = _CallState(self.shapes, self.packed)
+            state.call = functools.partial(self.fn, *state.args)
         return state
+
+    def thread_state(self):
+        """``(descriptors, call)``: this thread's memref descriptors (inputs, outputs, then
+        the workspace) and a callable running the kernel on what they hold."""
+        state = getattr(self._local, "state", None)
+        if state is None:
+            state = self._state()
+        return state.descs, state.call
 
     def __call__(self, arrays: list[np.ndarray]) -> None:
         """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""
