@@ -40,6 +40,7 @@ _LAZY = {
     "jit": "strata.runtime.api",
     "parse": "strata.runtime.api",
     "export_library": "strata.runtime.export",
+    "show": "strata.explain.show",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

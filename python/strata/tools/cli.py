@@ -10,6 +10,7 @@ commands:
   demo     build, compile and run the demo models, checked against numpy
   opt      the strata-opt driver (same as the strata-opt command)
   cache    the on-disk compilation cache: info | list | clear | explain KEY
+  draw     a function of a .mlir file as a picture (SVG + PNG) at a level
 """
 
 
@@ -32,6 +33,10 @@ def main(argv=None) -> None:
         from .cache_cmd import run as cache_run
 
         sys.exit(cache_run(rest))
+    if command == "draw":
+        from .draw_cmd import run as draw_run
+
+        sys.exit(draw_run(rest))
     if command == "opt":
         from .opt import run
 
