@@ -271,7 +271,7 @@ def _save_reproducer(text: str) -> str:
 
 
 def run_pipeline(module: ir.Operation, pipeline: str | Pipeline, *,
-                 reproducer: bool = True) -> list[Diagnostic]:
+                 reproducer: bool = True, dump_dir: str | None = None) -> list[Diagnostic]:
     """Runs ``pipeline`` on ``module`` in place; returns the passes' diagnostics.
 
     Those are remarks, and whatever an upstream pass emitted without failing
@@ -279,10 +279,16 @@ def run_pipeline(module: ir.Operation, pipeline: str | Pipeline, *,
     raises PipelineError with the diagnostics (located at the op), the failing
     strata pass (``stage``) and, with ``reproducer``, the pipeline's input IR
     saved to a file and the ``strata-opt`` command that reproduces the failure.
+    ``dump_dir``: MLIR writes the IR after every pass into a tree of files there (one
+    folder per pass, numbered in order, the scope of a nested pass as its own folder).
     """
     if isinstance(pipeline, str):
         pipeline = parse_pipeline(pipeline, module.context, bare_list=True)
     manager = PassManager(pipeline, module.context)
+    if dump_dir is not None:
+        os.makedirs(dump_dir, exist_ok=True)
+        manager.pm.enable_ir_printing(print_after_all=True, enable_debug_info=True,
+                                      tree_printing_dir_path=dump_dir)
     snapshot = module.clone() if reproducer else None
     ok, diags = manager.run(module)
     if ok:
