@@ -205,10 +205,14 @@ def _error(outs, refs) -> float:
     return worst
 
 
-def _complete(passes: list[str], k: int) -> list[str]:
-    """The first ``k`` passes, then those of the rest that the plain pipeline has too (no
-    optional pass, nor any pass foreign to the CPU pipeline)."""
-    plain = {_flag(p) for p in pipeline_passes(fusion=False, layout=False, blas="never")}
+def _plain_flags(threads: int) -> set[str]:
+    return {_flag(p) for p in pipeline_passes(fusion=False, layout=False, blas="never",
+                                              threads=threads)}
+
+
+def _complete(passes: list[str], k: int, plain: set[str]) -> list[str]:
+    """The first ``k`` passes, then those of the rest whose flags are in ``plain`` (the plain
+    pipeline's: no optional pass, nor any pass foreign to the CPU pipeline)."""
     return passes[:k] + [p for p in passes[k:] if _flag(p) in plain and
                          _flag(p) not in OPTIONAL]
 
@@ -254,7 +258,7 @@ def _decisions(remarks) -> list[tuple[str, str]]:
     return out
 
 
-def _first_bad_decision(runner, passes, at, remarks, refs, bound) -> str | None:
+def _first_bad_decision(runner, passes, at, remarks, refs, bound, plain) -> str | None:
     """The first of strata-fuse's applied decisions (at pass ``at``) that, kept with the
     ones before it and every later one turned off, takes the result out of tolerance.
     Turning a decision off can make new candidates (a producer now meets another
@@ -276,7 +280,7 @@ def _first_bad_decision(runner, passes, at, remarks, refs, bound) -> str | None:
             off |= new
         flipped = list(passes)
         flipped[at] = trial
-        outs, _ = runner.run(_complete(flipped, at + 1))
+        outs, _ = runner.run(_complete(flipped, at + 1, plain))
         if _error(outs, refs) > bound:
             return decided[j - 1][1]
     return None
@@ -303,10 +307,11 @@ def bisect(fn, *args, reference=None, passes: list[str] | None = None, threads: 
     k_max = max((max(a.shape, default=1) for a in args), default=1)
     bound = BOUND_FACTOR * math.sqrt(k_max) * 2 * u if u else 0.0
     errors = {}
+    plain = _plain_flags(threads)
 
     def error_of(k: int) -> float:
         if k not in errors:
-            outs, _ = runner.run(_complete(passes, k))
+            outs, _ = runner.run(_complete(passes, k, plain))
             errors[k] = _error(outs, refs)
         return errors[k]
 
@@ -334,6 +339,7 @@ def bisect(fn, *args, reference=None, passes: list[str] | None = None, threads: 
     result.before = before.operation.get_asm(enable_debug_info=True)
     result.after = after.operation.get_asm(enable_debug_info=True)
     if _flag(culprit) == "strata-fuse":
-        result.decision = _first_bad_decision(runner, passes, hi - 1, remarks, refs, bound)
+        result.decision = _first_bad_decision(runner, passes, hi - 1, remarks, refs, bound,
+                                              plain)
     result.errors = sorted(errors.items())
     return result
