@@ -11,6 +11,7 @@ commands:
   opt      the strata-opt driver (same as the strata-opt command)
   cache    the on-disk compilation cache: info | list | clear | explain KEY
   draw     a function of a .mlir file as a picture (SVG + PNG) at a level
+  report   SCRIPT.py:FN: its runtime costs, or with --html OUT the explanation page
 """
 
 
@@ -37,6 +38,10 @@ def main(argv=None) -> None:
         from .draw_cmd import run as draw_run
 
         sys.exit(draw_run(rest))
+    if command == "report":
+        from .report_cmd import run as report_run
+
+        sys.exit(report_run(rest))
     if command == "opt":
         from .opt import run
 
