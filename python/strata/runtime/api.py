@@ -131,6 +131,8 @@ def dump_folder(module: ir.Module) -> str | None:
     root = os.environ.get("STRATA_DUMP_DIR")
     if not root:
         return None
+    from mlir import ir
+
     names = [ir.StringAttr(op.attributes["sym_name"]).value for op in module.body.operations
              if op.operation.name == "func.func" and
              "sym_visibility" not in op.operation.attributes]
