@@ -158,21 +158,42 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     ``timing``: filled with MLIR's per-pass timing, ``{level: [(seconds, pass, depth)]}``.
     """
     from ..pipelines.levels import level_steps
-    from ..pipelines.runner import run_pipeline
+    from .progress import Progress
 
     remarks = []
     dump = dump_folder(module)
-    for i, (name, text) in enumerate(level_steps(compile_to, fusion=fusion, layout=layout,
-                                                 fuse_options=fuse_options, threads=threads,
-                                                 blas=blas)):
-        if before and name in before:
-            before[name](module)
-        rows = None if timing is None else timing.setdefault(name, [])
-        remarks += run_pipeline(module.operation, f"builtin.module({text})",
-                                dump_dir=dump and os.path.join(dump, f"{i}-{name}"),
-                                timing=rows)
-        if record_sizes is not None:
-            record_sizes[name] = _op_count(module)
+    steps = level_steps(compile_to, fusion=fusion, layout=layout, fuse_options=fuse_options,
+                        threads=threads, blas=blas)
+    progress = Progress(_functions_text(module))
+    progress.level(steps[0][0])
+    with progress:
+        for i, (name, text) in enumerate(steps):
+            progress.level(name)
+            remarks += _lower_level(module, name, text, i, before, dump, timing,
+                                    record_sizes)
+    return remarks
+
+
+def _functions_text(module) -> str:
+    from mlir import ir
+
+    return ", ".join("@" + ir.StringAttr(op.attributes["sym_name"]).value
+                     for op in module.body.operations
+                     if op.operation.name == "func.func" and
+                     "sym_visibility" not in op.operation.attributes) or "a module"
+
+
+def _lower_level(module, name, text, i, before, dump, timing, record_sizes) -> list:
+    """Runs one level's passes (see lower)."""
+    from ..pipelines.runner import run_pipeline
+
+    if before and name in before:
+        before[name](module)
+    rows = None if timing is None else timing.setdefault(name, [])
+    remarks = run_pipeline(module.operation, f"builtin.module({text})",
+                           dump_dir=dump and os.path.join(dump, f"{i}-{name}"), timing=rows)
+    if record_sizes is not None:
+        record_sizes[name] = _op_count(module)
     return remarks
 
 
