@@ -135,7 +135,7 @@ def _scale_of(generic):
                 str(maps[data]) != str(maps[2]):
             continue
         a, b = body.operands[0], body.operands[1]
-        if body.name == "arith.mulf" and {id(a), id(b)} and \
+        if body.name == "arith.mulf" and \
                 ((a == args[data] and b == args[const]) or (a == args[const] and b == args[data])):
             return generic.operands[data], c
         if body.name == "arith.divf" and a == args[data] and b == args[const] and c != 0.0:
@@ -144,64 +144,35 @@ def _scale_of(generic):
 
 
 def _causal_of(generic, sq, sk):
-    """The scores a ``select(tril, x, -inf)`` generic masks, else None."""
+    """The scores ``x`` of ``x + mask`` where ``mask`` is the constant causal mask
+    (0 where key <= query, -inf above the diagonal), else None."""
     if generic.name != "linalg.generic" or not _all_parallel(generic) or \
-            len(generic.results) != 1:
+            len(generic.operands) != 3 or len(generic.results) != 1:
         return None
     ops = _body_ops(generic)
-    block = generic.regions[0].blocks[0]
-    args = list(block.arguments)
-    sel = [o for o in ops if o.name == "arith.select"]
-    if len(sel) != 1 or ops[-1].name != "linalg.yield" or ops[-1].operands[0] != sel[0].result:
+    args = list(generic.regions[0].blocks[0].arguments)
+    if len(ops) != 2 or ops[0].name != "arith.addf" or ops[1].name != "linalg.yield" or \
+            ops[1].operands[0] != ops[0].result:
         return None
-    cond = sel[0].operands[0]
-    # the condition: a block argument (i1), or an i8 one compared with 0 (stored bools)
-    extra = [o for o in ops if o is not sel[0] and o.name != "linalg.yield"]
-    cond_arg = None
-    if isinstance(cond.owner, ir.Block):
-        cond_arg = cond
-        if extra:
-            return None
-    elif len(extra) == 2 and all(o.name in ("arith.constant", "arith.cmpi", "arith.trunci")
-                                 for o in extra):
-        src = [v for o in extra for v in o.operands if isinstance(v.owner, ir.Block)]
-        if len(src) != 1:
-            return None
-        cond_arg = src[0]
-    elif len(extra) == 1 and extra[0].name in ("arith.trunci", "arith.cmpi"):
-        src = [v for v in extra[0].operands if isinstance(v.owner, ir.Block)]
-        if len(src) != 1:
-            return None
-        cond_arg = src[0]
-    else:
-        return None
-    index = {a: i for i, a in enumerate(args)}
-    pos = [i for i, a in enumerate(args) if a == cond_arg]
-    tv = [i for i, a in enumerate(args) if a == sel[0].operands[1]]
-    fv = [i for i, a in enumerate(args) if a == sel[0].operands[2]]
-    del index
-    if not pos or not tv or not fv:
-        return None
-    mask, x, neg = generic.operands[pos[0]], generic.operands[tv[0]], generic.operands[fv[0]]
-    ninf = _splat_scalar(neg)
-    if ninf is None or ninf != float("-inf"):
-        return None
-    c = _producer(mask, "arith.constant")
-    if c is None:
-        return None
-    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(generic.attributes["indexing_maps"])]
-    n = len(maps[-1].results)
-    mask_map = str(maps[pos[0]])
-    if not (mask_map.endswith(f"-> (d{n - 2}, d{n - 1})>") and str(maps[tv[0]]) == str(maps[-1])):
-        return None
-    try:
-        values = np.array(ir.DenseElementsAttr(c.attributes["value"]))
-    except Exception:  # noqa: BLE001 - not a dense constant we can read
-        return None
-    if values.shape != (sq, sk) or sq != sk or \
-            not np.array_equal(values.astype(bool), np.tril(np.ones((sq, sk), bool))):
-        return None
-    return x
+    maps = [str(ir.AffineMapAttr(a).value)
+            for a in ir.ArrayAttr(generic.attributes["indexing_maps"])]
+    n = ir.RankedTensorType(generic.results[0].type).rank
+    for data, mask in ((0, 1), (1, 0)):
+        a, b = ops[0].operands[0], ops[0].operands[1]
+        if not ((a == args[data] and b == args[mask]) or (a == args[mask] and b == args[data])):
+            continue
+        if maps[data] != maps[2] or not maps[mask].endswith(f"-> (d{n - 2}, d{n - 1})>"):
+            continue
+        c = _producer(generic.operands[mask], "arith.constant")
+        if c is None or not isinstance(c.attributes["value"], ir.DenseFPElementsAttr):
+            continue
+        values = np.array(c.attributes["value"])
+        if values.shape != (sq, sk) or sq != sk:
+            continue
+        want = np.where(np.tril(np.ones((sq, sk), bool)), np.float32(0), np.float32(-np.inf))
+        if np.array_equal(values, want):
+            return generic.operands[data]
+    return None
 
 
 @dataclass
@@ -234,23 +205,21 @@ def match(softmax) -> _Match:
         raise _NoMatch("the second matmul is not a plain one into zeros")
     ops = [pv, softmax]
     x = softmax.operands[0]
-    scale, causal = 1.0, False
-    prod = _producer(x)
+    scale, causal, scaled = 1.0, False, False
     sq_sk = _static_f32(x, rank)[-2:]
-    if prod is not None and prod.name == "linalg.generic":
-        masked = _causal_of(prod, *sq_sk)
-        if masked is not None:
-            _single_user(x, "masked scores")
-            ops.append(prod)
-            causal, x = True, masked
-            prod = _producer(x)
-    if prod is not None and prod.name == "linalg.generic":
-        found = _scale_of(prod)
-        if found is None:
-            raise _NoMatch("the softmax input is not (scaled) scores of a matmul")
-        _single_user(x, "scaled scores")
+    prod = _producer(x)
+    # a causal mask and a scale, in either order, between the scores and the softmax
+    while prod is not None and prod.name == "linalg.generic":
+        masked = None if causal else _causal_of(prod, *sq_sk)
+        found = None if scaled or masked is not None else _scale_of(prod)
+        if masked is None and found is None:
+            raise _NoMatch("the softmax input is not (scaled, causally masked) scores of a matmul")
+        _single_user(x, "scaled or masked scores")
         ops.append(prod)
-        x, scale = found
+        if masked is not None:
+            causal, x = True, masked
+        else:
+            scaled, (x, scale) = True, found
         prod = _producer(x)
     if prod is None or prod.name != mm or not _plain_maps(prod) or not _zero_fill(prod.operands[2]):
         raise _NoMatch("the softmax input is not a matmul into zeros")

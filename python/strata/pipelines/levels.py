@@ -74,8 +74,9 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
-    if o.fusion:
-        p.add(AttentionPass(threads=o.threads))
+    if o.fusion:  # strata-fuse's report=true also reports the attention decisions
+        p.add(AttentionPass(threads=o.threads,
+                            report="report=true" in o.fuse_options.split()))
     p.add(DecomposePass())
     threads = f"threads={o.threads}" if o.threads > 1 else ""
     blas = f"blas={o.blas}" if o.blas != "never" else ""
