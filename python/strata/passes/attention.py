@@ -161,7 +161,7 @@ def _causal_of(generic, sq, sk):
         a, b = ops[0].operands[0], ops[0].operands[1]
         if not ((a == args[data] and b == args[mask]) or (a == args[mask] and b == args[data])):
             continue
-        if maps[data] != maps[2] or not maps[mask].endswith(f"-> (d{n - 2}, d{n - 1})>"):
+        if maps[data] != maps[2] or not maps[mask].endswith(f"-> (d{n - 2}, d{n - 1})"):
             continue
         c = _producer(generic.operands[mask], "arith.constant")
         if c is None or not isinstance(c.attributes["value"], ir.DenseFPElementsAttr):
