@@ -1,5 +1,5 @@
 // RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4' | FileCheck %s
-// RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4 threads=2' | FileCheck %s --check-prefix=FORALL
+// RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4 threads=2 parallel-flops=1' | FileCheck %s --check-prefix=FORALL
 // Remarks (what was fused, and why not) with report=true, checked in place:
 // RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4 report=true' --verify-diagnostics > /dev/null
 // Without report=true there are no remarks at all:

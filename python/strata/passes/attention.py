@@ -325,6 +325,8 @@ class AttentionPass(Pass):
     block_q: int = option(0, min=0, help="Query rows per tile (0: from the host)")
     block_k: int = option(0, min=0, help="Keys per tile (0: from the host's vector width and L1)")
     report: bool = option(False, help="Say what was fused, and why not, as remarks")
+    parallel_flops: int = option(1 << 25, min=1,
+                                 help="Fewest flops of an attention run on threads")
 
     def run(self, module: ir.Operation) -> None:
         for sm in collect_ops(module, lambda op: op.name == "linalg.softmax"):
@@ -335,15 +337,17 @@ class AttentionPass(Pass):
                                        for u in sm.results[0].uses):
                     self.remark(sm, f"strata-attention: not fused: {e}")
                 continue
-            bq, bk = choose_tiles(m.shape, self.threads)
-            bq = min(self.block_q or bq, m.shape.sq)
-            bk = min(self.block_k or bk, m.shape.sk)
             s, loc = m.shape, m.softmax.location
-            value = splice(m, bq, bk, self.threads)
+            flops = 2 * s.heads * s.sq * s.sk * (s.d + s.dv)
+            threads = self.threads if flops >= self.parallel_flops else 1
+            bq, bk = choose_tiles(s, threads)
+            bq = min(self.block_q or bq, s.sq)
+            bk = min(self.block_k or bk, s.sk)
+            value = splice(m, bq, bk, threads)
             m.pv.results[0].replace_all_uses_with(value)
             _erase_dead(m.ops)
             if self.report:
-                mode = f"scf.forall on {self.threads} threads" if self.threads > 1 else "sequential"
+                mode = f"scf.forall on {threads} threads" if threads > 1 else "sequential"
                 dv = "" if s.dv == s.d else f", value dim {s.dv}"
                 self._report(loc, (
                     f"strata-attention: fused {s.heads}x{s.sq}x{s.sk} attention (head dim {s.d}"
