@@ -2,6 +2,7 @@
 
     python bench/attention_bench.py [--shapes 8x512x64,8x2048x64] [--threads 2] [--repeat 3]
                                     [--causal] [--systems strata,unfused,sdpa,eager,compile]
+                                    [--clock wall|cpu]
 
 Each (system, shape) runs in its own fresh process (``--worker``), ``--repeat``
 times interleaved; the best warm time of each process (median of its calls'
@@ -9,7 +10,9 @@ best-of) is kept and the best over processes is printed, with the ratio of
 torch.compile's time to each system's (> 1: faster than torch.compile).
 ``unfused`` is strata with the attention fusion off (``fusion=False``: the
 path before strata-attention). Timings on a shared machine are noisy: compare
-ratios from one run, not across runs.
+ratios from one run, not across runs. ``--clock cpu`` times the process's CPU
+time instead of the wall clock (with ``--threads 1``: the work each system does,
+less disturbed by other processes on a loaded machine than wall time).
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def _torch_fn(system, s, d, threads, causal):
     return explicit
 
 
-def worker(system, shape, threads, causal, calls):
+def worker(system, shape, threads, causal, calls, clock=time.perf_counter):
     h, s, d = shape
     q, k, v = _inputs(h, s, d)
     if system in ("strata", "unfused"):
@@ -82,9 +85,9 @@ def worker(system, shape, threads, causal, calls):
     cold = time.perf_counter() - t0
     times = []
     for _ in range(calls):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn(*args)
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return {"cold_s": cold, "best_ms": min(times) * 1e3, "median_ms": float(np.median(times)) * 1e3}
 
 
@@ -96,12 +99,14 @@ def main():
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--systems", default="strata,unfused,sdpa,eager,compile")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         system, shape = a.worker.split(":")
+        clock = time.process_time if a.clock == "cpu" else time.perf_counter
         out = worker(system, tuple(int(x) for x in shape.split("x")), a.threads, a.causal,
-                     a.calls)
+                     a.calls, clock)
         print(json.dumps(out))
         return
     systems = a.systems.split(",")
@@ -110,7 +115,7 @@ def main():
         for _ in range(a.repeat):
             for system in systems:
                 cmd = [sys.executable, __file__, "--worker", f"{system}:{shape}",
-                       "--threads", str(a.threads), "--calls", str(a.calls)]
+                       "--threads", str(a.threads), "--calls", str(a.calls), "--clock", a.clock]
                 if a.causal:
                     cmd.append("--causal")
                 r = subprocess.run(cmd, capture_output=True, text=True,
@@ -121,8 +126,8 @@ def main():
                 ms = json.loads(r.stdout.strip().splitlines()[-1])["best_ms"]
                 best[system] = min(best.get(system, math.inf), ms)
         ref = best.get("compile")
-        print(f"attention {shape}{' causal' if a.causal else ''}, {a.threads} threads "
-              f"(best of {a.repeat} fresh processes):")
+        print(f"attention {shape}{' causal' if a.causal else ''}, {a.threads} threads, "
+              f"{a.clock} time (best of {a.repeat} fresh processes):")
         for system, ms in best.items():
             ratio = f"  {ref / ms:5.2f}x torch.compile's speed" if ref else ""
             print(f"  {system:8s} {ms:9.2f} ms{ratio}")

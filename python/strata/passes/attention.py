@@ -1,31 +1,35 @@
-"""strata-attention: fuse softmax(Q Kᵀ · scale [causal]) V into one tiled loop nest.
+"""strata-attention: fuse softmax(Q Kᵀ · scale [+ causal mask]) V into one tiled loop nest.
 
 Matches, on linalg on tensors (after strata-to-linalg), the ops a user's
-``softmax(q @ k.T * s) @ v`` lowers to, 2-d or 3-d (heads first), f32, static:
+``softmax(q @ k.T * s [+ mask]) @ v`` lowers to, 2-d or 3-d (heads first), f32,
+static shapes:
 
     %kt = linalg.transpose ins(%k) permutation = [0, 2, 1]
-    %s  = linalg.batch_matmul ins(%q, %kt) outs(fill 0)          // H x SQ x SK
-    %x  = linalg.generic {parallel} ins(%s, %c : tensor<f32>) { mulf | divf }   (optional)
-    %x' = linalg.generic {parallel} ins(%tril, %x, -inf) { select }             (optional: causal)
-    %p  = linalg.softmax dimension(2) ins(%x')
-    %o  = linalg.batch_matmul ins(%p, %v) outs(fill 0)          // H x SQ x DV
+    %s  = linalg.batch_matmul ins(%q, %kt) outs(fill 0)                    // H x SQ x SK
+    %x  = linalg.generic {parallel} ins(%s, %c : tensor<f32>) { mulf | divf }  (optional)
+    %y  = linalg.generic {parallel} ins(%x, %mask : SQ x SK) { addf }          (optional)
+    %p  = linalg.softmax dimension(2) ins(%y)
+    %o  = linalg.batch_matmul ins(%p, %v) outs(fill 0)                     // H x SQ x DV
   =>
     %kT = linalg.transpose %k permutation = [0, 2, 1]
-    %o  = scf.forall (%h, %t) in (H, SQ / BQ) shared_outs(...) {    // scf.for when threads = 1
+    %o  = scf.forall (%h, %t) in (H, SQ / BQ) shared_outs(...) {    // scf.for when sequential
             scf.for over key tiles iter_args(max, sum, acc) { online softmax update }
           }
 
 (the loop nest: passes/fusion/attention_kernel.py). No SQ x SK tensor is left:
 per (head, query tile) there is one pass over K and V, BQ x BK scores at a time.
-The causal mask is a constant i1/i8 SQ x SQ tensor equal to ``tril(ones)``
-selecting between the scores and -inf. Anything else stays on the unfused path:
-other dtypes, dynamic shapes, other masks, or an intermediate with another user.
+The mask, before or after the scale, must be the constant causal mask (0 where
+key <= query, -inf above the diagonal); key tiles past a query tile are then
+skipped. Anything else stays on the unfused path: other dtypes (f16/bf16
+softmaxes run in f32 between casts, which this does not match), dynamic shapes,
+other masks, an intermediate with another user.
 
-Tile sizes come from the host (codegen/host.py): BK is a multiple of the f32
-vector width, BQ and BK keep a K and a V tile (BK x (D + DV) f32) within half of
-L1 and the query tiles numerous enough for ``threads``. ``report=true`` says
-what was fused (or why a softmax feeding a matmul was not) as a remark at the
-softmax's location.
+Tile sizes come from the host (``choose_tiles``: codegen/host.py's vector width
+and L2 size); the tiles' matmuls and row reductions are static ops that
+strata-vectorize tiles for registers like any other. The loop nest runs on
+threads (``scf.forall``) from ``parallel-flops``. ``report=true`` (strata-fuse's
+``report=true`` in the pipelines) says what was fused, or why a softmax feeding
+a matmul was not, as a remark at the softmax's location.
 """
 
 from __future__ import annotations
@@ -318,12 +322,12 @@ def _erase_dead(ops):
 
 @dataclass(frozen=True)
 class AttentionPass(Pass):
-    """Fuse softmax(Q Kᵀ · scale [causal]) V into a tiled online-softmax loop nest."""
+    """Fuse softmax(Q Kᵀ · scale [+ causal mask]) V into a tiled online-softmax loop nest."""
 
     name = "strata-attention"
     threads: int = threads_option()
     block_q: int = option(0, min=0, help="Query rows per tile (0: from the host)")
-    block_k: int = option(0, min=0, help="Keys per tile (0: from the host's vector width and L1)")
+    block_k: int = option(0, min=0, help="Keys per tile (0: from the host's vector width and L2)")
     report: bool = option(False, help="Say what was fused, and why not, as remarks")
     parallel_flops: int = option(1 << 25, min=1,
                                  help="Fewest flops of an attention run on threads")
