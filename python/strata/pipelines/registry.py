@@ -11,6 +11,7 @@ from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
 from ..passes.canonicalize import CanonicalizePass
 from ..passes.check_level import CheckLevelPass
+from ..passes.conv_to_matmul import ConvToMatmulPass
 from ..passes.decompose import DecomposePass
 from ..passes.expand_math import ExpandMathPass
 from ..passes.fuse import FusePass
@@ -32,7 +33,7 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 
 # flag -> class: passes (Pass) and named pipelines (PassPipeline) alike.
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
-    VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, FusePass, LayoutPass,
+    VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, ConvToMatmulPass, FusePass, LayoutPass,
     ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
     UniqueResultsPass, WorkspacePass, BlasPass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
     GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
