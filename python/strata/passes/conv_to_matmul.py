@@ -239,10 +239,32 @@ def _init(op, groups):
     return _collapse(init, groups)
 
 
+def _padded(x):
+    """``x``, or, if it is the zero padding ``tensor.insert_slice %v into fill(0)`` that
+    strata-to-linalg emits, the same as a ``linalg.copy`` into the slice: it bufferizes
+    to a vectorizable loop into a subview instead of a strided ``memref.copy`` (a
+    runtime call that moves one element at a time)."""
+    p = producer(x)
+    if p is None or p.operation.name != "tensor.insert_slice" or len(p.operands) != 2 or \
+            not is_op(p.operands[1], "linalg.fill"):
+        return x
+    src, dst = p.operands[0], p.operands[1]
+    attrs = p.operation.attributes
+    offsets = list(ir.DenseI64ArrayAttr(attrs["static_offsets"]))
+    sizes = list(ir.DenseI64ArrayAttr(attrs["static_sizes"]))
+    strides = list(ir.DenseI64ArrayAttr(attrs["static_strides"]))
+    t = ir.RankedTensorType.get(sizes, rtype(dst).element_type)
+    if list(rtype(src).shape) != sizes:
+        return x
+    part = tensor.extract_slice(t, dst, [], [], [], offsets, sizes, strides)
+    copied = linalg.copy(src, outs=[part])
+    return tensor.insert_slice(copied, dst, [], [], [], offsets, sizes, strides)
+
+
 def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
     """Builds im2col + matmul before ``op``; returns the 4-D result and the reassociation
     of the 4-D result into the matmul's result."""
-    x, w = op.operands[0], op.operands[1]
+    x, w = _padded(op.operands[0]), op.operands[1]
     elem = rtype(x).element_type
     sh, sw = conv.strides
     dh, dw = conv.dilations
