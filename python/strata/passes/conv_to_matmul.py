@@ -298,7 +298,7 @@ def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
         return linalg.matmul(filt, col, outs=[_init(op, out_groups)]), out_groups
     out_groups = [[0], [1], [2, 3]]
     b, m, n, k = (ir.AffineDimExpr.get(i) for i in range(4))
-    maps = [ir.AffineMapAttr.get(ir.AffineMap.get(4, 0, e))
+    maps = [ir.AffineMap.get(4, 0, e)
             for e in ([m, k], [b, k, n], [b, m, n])]
     return linalg.batch_matmul(filt, col, outs=[_init(op, out_groups)],
                                indexing_maps=maps), out_groups
@@ -484,10 +484,14 @@ class ConvToMatmulPass(Pass):
                 self.remark(op, f"strata-conv-to-matmul: {where} as {how} + {mm} "
                                 f"({conv.text()}; {why}): {predicted}")
             shape = list(rtype(op.results[0]).shape)
+            old_input = producer(op.operands[0])
             with op.location, ir.InsertionPoint(op):
                 result, groups = _rewrite(op, conv)
                 expanded = _expand(result, groups, shape)
             op.results[0].replace_all_uses_with(expanded)
             op.erase()
+            if old_input is not None and old_input.operation.name == "tensor.insert_slice" \
+                    and not list(old_input.results[0].uses):
+                old_input.operation.erase()  # the padding, now a linalg.copy
             _collapse_users(expanded, result, groups, shape)
 
