@@ -33,8 +33,8 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 
 # flag -> class: passes (Pass) and named pipelines (PassPipeline) alike.
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
-    VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, ConvToMatmulPass, FusePass, LayoutPass,
-    ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
+    VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, ConvToMatmulPass, FusePass,
+    LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
     UniqueResultsPass, WorkspacePass, BlasPass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
     GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
 
