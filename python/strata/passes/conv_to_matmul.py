@@ -68,7 +68,7 @@ BLAS_MODES = ("auto", "always", "never")
 CONVS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
 
 DIRECT_RATE = 4.5e3   # flop/us: linalg.conv as LLVM-vectorized loops (3x3, 64 channels)
-IM2COL_BW = 6e3       # bytes/us written into the im2col matrix (reads hit the cache)
+IM2COL_BW = 12e3      # bytes/us written into the im2col matrix (reads hit the cache)
 CALL_US = 2.0         # fixed cost of the extra ops (a fill, a copy loop nest)
 
 
