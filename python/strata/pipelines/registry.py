@@ -14,6 +14,7 @@ from ..passes.check_level import CheckLevelPass
 from ..passes.conv_to_matmul import ConvToMatmulPass
 from ..passes.decompose import DecomposePass
 from ..passes.expand_math import ExpandMathPass
+from ..passes.flatten_forall import FlattenForallPass
 from ..passes.fuse import FusePass
 from ..passes.gpu.host import GpuHostPass
 from ..passes.gpu.launch import GpuLaunchPass
@@ -35,8 +36,8 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, ConvToMatmulPass, FusePass,
     LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
-    UniqueResultsPass, WorkspacePass, BlasPass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
-    GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
+    UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass, LowerToLLVMPass,
+    CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
 
 
 def is_strata_pass(name: str) -> bool:
