@@ -44,8 +44,9 @@ Errors: a marked op with tensor operands (run this pass after bufferization),
 dynamic shapes, or element types other than f32.
 
 Limits: f32 only (no sgemm for f16/bf16; those matmuls stay generated code).
-Convolutions stay generated code: strata lowers them to ``linalg.conv_2d_*``,
-not to an im2col matmul, so there is no matmul to hand over. A matmul that
+Convolutions reach this pass as the matmuls strata-conv-to-matmul makes of them
+(im2col + ``linalg.matmul``); a conv kept direct, and the ``linalg.batch_matmul``
+of an NCHW conv with N > 1 (its filter has no batch dim), stay generated code. A matmul that
 ``strata-layout{pack-matmul=true}`` packs becomes a ``linalg.generic`` and stays
 generated code too.
 """
