@@ -110,6 +110,9 @@ def test_im2col_matches_reference(im2col, case, layout, blas, threads):
     assert "strata-conv-to-matmul: linalg.conv_2d_" in report, report
     view = ws[2:] == (1, 1) and stride == 1
     assert ("as a reshaped view" in report) == view, report
+    # blas=always: every matmul is a call, the batch_matmul of NCHW N > 1 (one filter
+    # matrix for all images) included
+    assert ("BLAS sgemm for linalg." in report) == (blas == "always"), report
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])

@@ -206,10 +206,10 @@ class BlasPass(Pass):
         order = ("b", "m", "n", "k") if batched else ("m", "n", "k")
         expected = [{"m", "k"}, {"k", "n"}, {"m", "n"}]
         out = []
-        for names, amap in zip(expected, _maps(op), strict=True):
+        for i, (names, amap) in enumerate(zip(expected, _maps(op), strict=True)):
             dims = [order[e.position] if isinstance(e, ir.AffineDimExpr) else None
                     for e in amap.results]
-            if batched:
+            if batched and (i == 2 or "b" in dims):  # an input without b: shared by all
                 names = names | {"b"}
             if None in dims or set(dims) != names or len(dims) != len(names):
                 return None
@@ -222,7 +222,7 @@ class BlasPass(Pass):
         ma = _matrix(a, dims[0], "m", "k")
         mb = _matrix(b, dims[1], "k", "n")
         mc = _matrix(c, dims[2], "m", "n")
-        batch = ir.MemRefType(a.type).shape[dims[0].index("b")] if "b" in dims[0] else 1
+        batch = ir.MemRefType(c.type).shape[dims[2].index("b")] if "b" in dims[2] else 1
         beta = 1.0
         fill = _zero_fill_before(op, c)
         if fill is not None:
