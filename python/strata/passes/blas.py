@@ -45,8 +45,9 @@ dynamic shapes, or element types other than f32.
 
 Limits: f32 only (no sgemm for f16/bf16; those matmuls stay generated code).
 Convolutions reach this pass as the matmuls strata-conv-to-matmul makes of them
-(im2col + ``linalg.matmul``); a conv kept direct, and the ``linalg.batch_matmul``
-of an NCHW conv with N > 1 (its filter has no batch dim), stay generated code. A matmul that
+(im2col + ``linalg.matmul``; for NCHW with N > 1 a ``linalg.batch_matmul`` whose
+filter operand has no batch dim: its pointer advances by 0 bytes per call); a conv
+kept direct stays generated code. A matmul that
 ``strata-layout{pack-matmul=true}`` packs becomes a ``linalg.generic`` and stays
 generated code too.
 """
