@@ -82,6 +82,7 @@ class CompileStats:
     ir_sizes: dict = field(default_factory=dict)  # level -> operations at that level
     fusion_report: list = field(default_factory=list)
     cache_hits: int = 0
+    profiles: list = field(default_factory=list)  # CompileProfile per compile (timing on)
 
 
 def _clone(module: ir.Module) -> ir.Module:
@@ -423,8 +424,10 @@ class Program(ProgramBase):
 
     def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
                  opt_level: int = 3, layout: bool = True, threads: int | None = None,
-                 max_variants: int | None = None, dynamic: bool = False, blas: str = "auto"):
+                 max_variants: int | None = None, dynamic: bool = False, blas: str = "auto",
+                 timing: bool = False):
         super().__init__(module, max_variants)
+        self.timing = timing  # collect a CompileProfile per compile (runtime/profile.py)
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
@@ -464,8 +467,28 @@ class Program(ProgramBase):
         With the on-disk cache on (runtime/cache.py) and a C compiler driver present,
         the function is compiled ahead of time into a cached shared library (and
         loaded from there next time); otherwise MLIR's ExecutionEngine JIT-compiles it.
+        With timing on (``timing=True`` or ``STRATA_TIMING``), the compile's profile
+        (runtime/profile.py) goes to ``stats.profiles``.
         """
+        from .profile import CompileProfile, timing_enabled
+
+        profile = None
+        if timing_enabled(self.timing):
+            profile = CompileProfile(fname, _signature(arg_specs))
+        built = self._build_profiled(fname, arg_specs, fuse_options, profile)
+        if profile is not None:
+            self.stats.profiles.append(profile)
+            profile.emit()
+        return built
+
+    def _build_profiled(self, fname, arg_specs, fuse_options, profile):
+        import contextlib
+
         from . import aot, cache
+
+        def phase(name):
+            return profile.phase(name) if profile is not None else contextlib.nullcontext()
+
         from .allocs import scan_allocs, workspace_bytes
         from .cache_admin import explain_miss
         from .engine import Engine, uses_async_runtime
@@ -516,9 +539,11 @@ class Program(ProgramBase):
             allocs.extend(scan_allocs(m))
             workspace.append(workspace_bytes(m, fname))
 
-        remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
-                        record_sizes=sizes, threads=self.threads, blas=self.blas,
-                        fuse_options=fuse_options, before={"llvm": buffers})
+        with phase("lower (MLIR passes)"):
+            remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
+                            record_sizes=sizes, threads=self.threads, blas=self.blas,
+                            fuse_options=fuse_options, before={"llvm": buffers},
+                            timing=None if profile is None else profile.passes)
         check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
         if use_cache:
             meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
@@ -526,12 +551,15 @@ class Program(ProgramBase):
                     "threaded": uses_async_runtime(module), "key": parts,
                     "workspace": workspace[0],
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
-            lib_path = cache.store(key, lambda path: aot.build_shared_library(
-                module, path, opt_level=self.opt_level), meta)
+            with phase("native code (LLVM)"):
+                lib_path = cache.store(key, lambda path: aot.build_shared_library(
+                    module, path, opt_level=self.opt_level), meta)
             if lib_path is not None:
-                compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
+                with phase("load"):
+                    compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
                 return compiled, remarks, sizes
-        engine = Engine(module, opt_level=self.opt_level)
+        with phase("native code (LLVM JIT)"):
+            engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
                                ([(workspace[0],)] if workspace[0] else []))
         compiled = compiled_function(fname, arg_specs, result_specs, kernel, allocs,
@@ -624,8 +652,9 @@ class JitFunction:
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
                  dynamic: dict | None = None, automatic_dynamic: bool = False,
-                 max_recompiles: int | None = None, blas: str = "auto"):
+                 max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
         self.fn = fn
+        self.timing = timing
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
@@ -792,15 +821,25 @@ class JitFunction:
         start = time.perf_counter()
         program = self._from_disk(args)
         if program is not None:
+            from .profile import CompileProfile, timing_enabled
+
+            if timing_enabled(self.timing):
+                profile = CompileProfile(self.__name__, _signature(signature))
+                profile.phases.append(("trace record + load (disk hit)",
+                                       time.perf_counter() - start))
+                self.stats.profiles.append(profile)
+                profile.emit()
             self._signatures_seen.append(signature)
             self._count(program, start)
             return program
         from ..frontend.module import trace
 
+        traced = time.perf_counter()
         module = trace(self.fn, *args)
+        traced = time.perf_counter() - traced
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                           layout=self.layout, threads=self.threads, max_variants=1,
-                          blas=self.blas)
+                          blas=self.blas, timing=self.timing)
         (record,) = module.records.values()
         program.trace_digest = record.digest()  # the cache key names the trace, not its IR
         program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
@@ -811,6 +850,9 @@ class JitFunction:
                       for a, (_, d) in zip(args, specs, strict=True)])
         if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
             program.fast = next(iter(program._cache.values()))
+        for profile in program.stats.profiles:
+            profile.phases.insert(0, ("trace", traced))
+            self.stats.profiles.append(profile)
         self._signatures_seen.append(signature)
         self._count(program, start)
         return program
@@ -875,6 +917,15 @@ class JitFunction:
                 if a != b:
                     return f"argument '{name}' dim {i}: {a} -> {b}"
         return "a new signature"
+
+    def compile_profile(self):
+        """The latest compile's CompileProfile (runtime/profile.py): its phases and MLIR's
+        per-pass timing of every level. Needs ``timing=True`` or ``STRATA_TIMING=1``."""
+        if not self.stats.profiles:
+            raise StrataError(f"{self.__name__}: no compile profile (compile with "
+                              "timing=True or STRATA_TIMING=1, and call the function once)",
+                              location=location_text())
+        return self.stats.profiles[-1]
 
     def report(self, *args):
         """Measures and returns the four costs (cold compile, restart, warm call, new
@@ -955,7 +1006,7 @@ def _param_names(fn, n):
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
         threads: int | None = None, max_variants: int | None = None,
         dynamic: dict | None = None, automatic_dynamic: bool = False,
-        max_recompiles: int | None = None, blas: str = "auto"):
+        max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     numpy arrays the function captures (closures, globals) are constants read at
@@ -977,12 +1028,14 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     ``blas``: ``auto`` (the cost model chooses, per matmul, between generated code
     and numpy's OpenBLAS; the choice is in ``stats.fusion_report``), ``always``
     or ``never`` (see runtime/blas.py).
+    ``timing``: keep each compile's profile (phases and MLIR's per-pass timing of every
+    level) for ``f.compile_profile()``; ``STRATA_TIMING=1`` does so and prints each one.
     The function may be called from several threads at once.
     """
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
                    max_variants=max_variants, dynamic=dynamic,
                    automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,
-                   blas=blas)
+                   blas=blas, timing=timing)
     if fn is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(fn, **options)
@@ -990,7 +1043,8 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
             fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-            threads: int | None = None, max_variants: int | None = None, blas: str = "auto"):
+            threads: int | None = None, max_variants: int | None = None, blas: str = "auto",
+            timing: bool = False):
     """Compiles a strata.Module, .mlir text or a Python function.
 
     ``max_variants``: compiled signatures kept per program (see strata.jit).
@@ -1025,7 +1079,8 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
                 raise StrataError("compile_to needs example arguments to trace a Python "
                                   "function with", location=location_text())
             return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout,
-                               threads=threads, max_variants=max_variants, blas=blas)
+                               threads=threads, max_variants=max_variants, blas=blas,
+                               timing=timing)
         module = trace(fn_or_module, *examples)
     elif isinstance(fn_or_module, str):
         module = parse(fn_or_module)
@@ -1039,7 +1094,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
               threads=_threads(threads), blas=_blas(blas))
         return out
     program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout,
-                      threads=threads, max_variants=max_variants, blas=blas)
+                      threads=threads, max_variants=max_variants, blas=blas, timing=timing)
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         # guards name a traced function's parameters, as jit's do
         program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))
