@@ -153,6 +153,26 @@ func.func @batch(%a: memref<3x4x8xf32>, %b: memref<3x8x16xf32>, %c: memref<3x4x1
 
 // -----
 
+// batch_matmul whose lhs has no batch dim (strata-conv-to-matmul's NCHW conv with N > 1:
+// one filter matrix for every image): the batch count comes from the output, the lhs
+// pointer advances by 0 bytes.
+// CHECK-LABEL: func.func @batch_shared_lhs
+// CHECK: %[[IA:.+]] = arith.index_cast %{{.+}} : index to i64
+// CHECK: scf.for %[[I:.+]] = %[[LO:.+]] to %[[C3:.+]] step
+// CHECK: %[[I64:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[SA:.+]] = arith.constant 0 : i64
+// CHECK: %[[OA:.+]] = arith.muli %[[I64]], %[[SA]]
+// CHECK: %[[XA:.+]] = arith.addi %[[IA]], %[[OA]]
+// CHECK: %[[SB:.+]] = arith.constant 512 : i64
+// CHECK: func.call @scipy_cblas_sgemm64_(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[XA]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}})
+// CHECK-NOT: linalg.batch_matmul
+func.func @batch_shared_lhs(%a: memref<4x8xf32>, %b: memref<3x8x16xf32>, %c: memref<3x4x16xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%a, %b : memref<4x8xf32>, memref<3x8x16xf32>) outs(%c : memref<3x4x16xf32>) {strata.blas}
+  return
+}
+
+// -----
+
 // A view with two non-unit strides: CBLAS cannot take it, so it is copied first
 // (and the copy freed after the call).
 // CHECK-LABEL: func.func @strided_view

@@ -44,8 +44,10 @@ Errors: a marked op with tensor operands (run this pass after bufferization),
 dynamic shapes, or element types other than f32.
 
 Limits: f32 only (no sgemm for f16/bf16; those matmuls stay generated code).
-Convolutions stay generated code: strata lowers them to ``linalg.conv_2d_*``,
-not to an im2col matmul, so there is no matmul to hand over. A matmul that
+Convolutions reach this pass as the matmuls strata-conv-to-matmul makes of them
+(im2col + ``linalg.matmul``; for NCHW with N > 1 a ``linalg.batch_matmul`` whose
+filter operand has no batch dim: its pointer advances by 0 bytes per call); a conv
+kept direct stays generated code. A matmul that
 ``strata-layout{pack-matmul=true}`` packs becomes a ``linalg.generic`` and stays
 generated code too.
 """
@@ -205,10 +207,10 @@ class BlasPass(Pass):
         order = ("b", "m", "n", "k") if batched else ("m", "n", "k")
         expected = [{"m", "k"}, {"k", "n"}, {"m", "n"}]
         out = []
-        for names, amap in zip(expected, _maps(op), strict=True):
+        for i, (names, amap) in enumerate(zip(expected, _maps(op), strict=True)):
             dims = [order[e.position] if isinstance(e, ir.AffineDimExpr) else None
                     for e in amap.results]
-            if batched:
+            if batched and (i == 2 or "b" in dims):  # an input without b: shared by all
                 names = names | {"b"}
             if None in dims or set(dims) != names or len(dims) != len(names):
                 return None
@@ -221,7 +223,7 @@ class BlasPass(Pass):
         ma = _matrix(a, dims[0], "m", "k")
         mb = _matrix(b, dims[1], "k", "n")
         mc = _matrix(c, dims[2], "m", "n")
-        batch = ir.MemRefType(a.type).shape[dims[0].index("b")] if "b" in dims[0] else 1
+        batch = ir.MemRefType(c.type).shape[dims[2].index("b")] if "b" in dims[2] else 1
         beta = 1.0
         fill = _zero_fill_before(op, c)
         if fill is not None:

@@ -26,6 +26,7 @@ from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
 from ..passes.canonicalize import CanonicalizePass
 from ..passes.check_level import ALLOWED, LEVEL_NAMES, CheckLevelPass
+from ..passes.conv_to_matmul import ConvToMatmulPass
 from ..passes.decompose import DecomposePass
 from ..passes.expand_math import ExpandMathPass
 from ..passes.fuse import FusePass
@@ -78,6 +79,9 @@ def _fused(p: Pipeline, o: LevelOptions) -> None:
         p.add(AttentionPass(threads=o.threads,
                             report="report=true" in o.fuse_options.split()))
     p.add(DecomposePass())
+    # convs as im2col + matmuls, before strata-fuse makes its BLAS and epilogue choices
+    p.add(ConvToMatmulPass(report=FusePass.from_options(o.fuse_options).report,
+                           threads=o.threads, blas=o.blas))
     threads = f"threads={o.threads}" if o.threads > 1 else ""
     blas = f"blas={o.blas}" if o.blas != "never" else ""
     if o.fusion:

@@ -12,6 +12,7 @@ from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
 from ..passes.canonicalize import CanonicalizePass
 from ..passes.check_level import CheckLevelPass
+from ..passes.conv_to_matmul import ConvToMatmulPass
 from ..passes.decompose import DecomposePass
 from ..passes.expand_math import ExpandMathPass
 from ..passes.flatten_forall import FlattenForallPass
@@ -34,10 +35,11 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 
 # flag -> class: passes (Pass) and named pipelines (PassPipeline) alike.
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
-    VerifyPass, CanonicalizePass, ToLinalgPass, AttentionPass, DecomposePass, FusePass, LayoutPass,
-    ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
-    UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass, LowerToLLVMPass,
-    CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
+    VerifyPass, CanonicalizePass, ToLinalgPass, AttentionPass, DecomposePass, ConvToMatmulPass,
+    FusePass, LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass,
+    BufferizePass, UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass,
+    LowerToLLVMPass, CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass,
+    GpuPipeline)}
 
 
 def is_strata_pass(name: str) -> bool:
