@@ -31,6 +31,7 @@ from ..passes.fuse import FusePass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.vectorize import VectorizePass
 from ..passes.verify import VerifyPass
@@ -73,6 +74,7 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
+    p.add(RowKernelsPass(threads=o.threads))
     p.add(DecomposePass())
     threads = f"threads={o.threads}" if o.threads > 1 else ""
     blas = f"blas={o.blas}" if o.blas != "never" else ""
