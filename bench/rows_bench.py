@@ -7,7 +7,10 @@ time depends on the allocator state another left behind. A process warms up
 (compiles) and reports the best and median of ``--repeat`` timed calls. GB/s
 counts one read of the input and one write of the output (what a row-fused
 kernel moves); ``copy`` is ``np.copyto`` into a preallocated buffer of the same
-size, the machine's bandwidth as this script sees it.
+size, the machine's bandwidth as this script sees it. strata and torch return a
+new array per call, whose fresh pages the kernel first-touches (page faults);
+``--warm-pages`` keeps freed buffers mapped in every process (glibc's mmap
+threshold raised), which shows the kernels without that cost.
 """
 
 from __future__ import annotations
@@ -130,6 +133,9 @@ def main():
     ap.add_argument("--work", default=",".join(WORKS))
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--one", nargs=2, metavar=("SYSTEM", "WORK"))
+    ap.add_argument("--warm-pages", action="store_true",
+                    help="raise glibc's mmap threshold in every child, so freed output "
+                         "buffers stay mapped (models an output pool: no fresh pages)")
     a = ap.parse_args()
     if a.one:
         print(json.dumps(run_one(a.one[0], a.one[1], a.repeat)))
@@ -137,8 +143,12 @@ def main():
     results = {}
     for work in a.work.split(","):
         for system in a.systems.split(","):
+            env = dict(os.environ)
+            if a.warm_pages:
+                env.update(MALLOC_MMAP_THRESHOLD_="4000000000", MALLOC_TRIM_THRESHOLD_="4000000000")
             p = subprocess.run([sys.executable, __file__, "--one", system, work,
-                                "--repeat", str(a.repeat)], capture_output=True, text=True)
+                                "--repeat", str(a.repeat)], capture_output=True, text=True,
+                               env=env)
             if p.returncode:
                 print(f"{system} {work}: failed\n{p.stderr[-800:]}", file=sys.stderr)
                 continue

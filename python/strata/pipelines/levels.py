@@ -31,6 +31,7 @@ from ..passes.fuse import FusePass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_fuse import RowFusePass
 from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.vectorize import VectorizePass
@@ -80,6 +81,7 @@ def _fused(p: Pipeline, o: LevelOptions) -> None:
     blas = f"blas={o.blas}" if o.blas != "never" else ""
     if o.fusion:
         p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads, blas) if t)))
+        p.add(RowFusePass(threads=o.threads))
         p.add("canonicalize, cse")
     elif blas:  # only the choice between generated code and BLAS calls
         p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",

@@ -20,6 +20,7 @@ from ..passes.gpu.map import GpuMapPass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_fuse import RowFusePass
 from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.unique_results import UniqueResultsPass
@@ -36,7 +37,7 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, FusePass, LayoutPass,
     ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
     UniqueResultsPass, WorkspacePass, BlasPass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
-    GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline, RowKernelsPass)}
+    GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass)}
 
 
 def is_strata_pass(name: str) -> bool:
