@@ -48,7 +48,7 @@ from .base import Pass, collect_ops, option, threads_option
 from .patterns import erase_dead_ops
 from .row_softmax import RowSweep, index, row_slice
 
-__all__ = ["RowFusePass"]
+__all__ = ["RowFusePass", "RowProducer"]
 
 _KINDS = {"arith.addf": (vector.CombiningKind.ADD, 0.0),
           "arith.mulf": (vector.CombiningKind.MUL, 1.0),
@@ -121,6 +121,7 @@ class _Kernel:
         self.consumer = consumer
         self.sweep = sweep
         self.rows, self.n = ir.RankedTensorType(consumer.results[0].type).shape
+        self.row_scalars = {}
         self.reductions = []     # (op, kind per result, inlined producer or None)
         self.planned = set()     # ids of ops planned (reductions / per-row generics)
         self.values = {}         # per-row scalars during emission: (op, result#) -> Value
@@ -514,3 +515,46 @@ class RowFusePass(Pass):
             fused = True
         if fused:
             erase_dead_ops(module)
+
+
+class RowProducer:
+    """An elementwise producer of a rows x n tensor, computed per row step from its inputs
+    (rows, columns, 0-d values, row elements) instead of read from memory: strata-row-kernels
+    reads a softmax's single-use cheap producer through it.
+
+    ``begin_row(i, outside)`` emits the per-row scalar reads (``outside``: an insertion
+    point before the row loop, for broadcasts of values captured by the body), then
+    ``load(i, j, full)`` one vector step of the producer's result."""
+
+    def __init__(self, producer, sweep: RowSweep):
+        if producer.name != "linalg.generic" or len(producer.results) != 1 or \
+                any(it != "parallel" for it in _iterators(producer)) or \
+                _results(_maps(producer)[-1]) != (0, 1) or \
+                not _f32_static(producer.results[0].type):
+            raise _Unsupported("not an elementwise rank-2 f32 producer")
+        self.op = producer
+        self.k = _Kernel(producer, sweep)
+        maps = _maps(producer)
+        self.ins = [self.k._classify_plain(v, _results(m)) for v, m in
+                    zip(list(producer.operands)[:-1], maps[:-1], strict=True)]
+        _body_ok(producer.regions[0].blocks[0])
+
+    @classmethod
+    def of(cls, value, sweep: RowSweep):
+        """The RowProducer of ``value``'s defining op, or None if it is not one."""
+        op = _op(value)
+        if op is None:
+            return None
+        try:
+            with op.location:
+                return cls(op, sweep)
+        except _Unsupported:
+            return None
+
+    def begin_row(self, i, outside):
+        self.k.i, self.k.outside, self.k.row_scalars = i, outside, {}
+        self.k._row_scalar_inputs([self.ins], self.k.sweep.vt)
+
+    def load(self, i, j, full):
+        vals = self.k._read_inputs(self.ins, i, j, full, self.k.sweep.vt)
+        return self.k._emit_body(self.op.regions[0].blocks[0], vals, self.k.sweep.vt)[0]

@@ -10,7 +10,14 @@ sweep, the last two finding the row in cache. Rows longer than
 ``online-bytes`` use the online max/sum instead (two sweeps). A
 ``linalg.generic`` that only takes the ``math.log`` of a softmax's single use
 becomes a log-softmax kernel (``x - max - log(sum(exp(x - max)))``: no
-exponentials written, and accurate where the softmax underflows).
+exponentials written, and accurate where the softmax underflows). A cheap
+single-use elementwise producer of the input (``x * scale``, ``relu(x + b)``:
+at most ``max-producer-cost``) is computed in the sweeps from its own inputs
+instead of being written and read back; else, when the input is an
+intermediate with no other reader, the output takes its buffer (the sweeps read
+each element before they overwrite it). ``fuse=false`` (the pipeline's
+``fusion`` off) does neither. Runs after strata-fuse, on the softmaxes that
+``strata-decompose{keep-row-softmax}`` left.
 
     %s = linalg.softmax dimension(1) ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>)
   =>                                                        (threads=2)
@@ -41,6 +48,9 @@ from mlir.dialects import scf, tensor
 
 from ..codegen.host import f32_lanes
 from .base import Pass, collect_ops, option, threads_option
+from .fusion.model import body_cost
+from .patterns import erase_dead_ops
+from .row_fuse import RowProducer
 from .row_softmax import RowSweep, index, row_slice, softmax_row
 
 __all__ = ["RowKernelsPass", "softmax_kernel_fits"]
@@ -93,11 +103,14 @@ class RowKernelsPass(Pass):
     unroll: int = option(4, min=1, max=16, help="Vector registers per step (independent chains)")
     online_bytes: int = option(1 << 17, min=1, help="Row bytes above which the online max/sum (two reads) is used")
     parallel_elements: int = option(1 << 18, min=1, help="Fewest elements of a softmax run on threads")
+    fuse: bool = option(True, help="Fuse a log user and a cheap single-use elementwise producer")
+    max_producer_cost: float = option(1.0, min=0.0, help="Most per-element cost (passes/fusion/model.py) of a producer computed in the kernel")
 
     def run(self, module: ir.Operation) -> None:
         lanes = self.lanes or f32_lanes()
+        done = False
         for op in collect_ops(module, softmax_kernel_fits):
-            log_user = _log_user(op)
+            log_user = _log_user(op) if self.fuse else None
             target = log_user if log_user is not None else op
             with ir.InsertionPoint(target), target.location:
                 result = self._kernel(op.operands[0], target.operands[1], lanes,
@@ -106,6 +119,18 @@ class RowKernelsPass(Pass):
             target.erase()
             if log_user is not None:
                 op.erase()
+            done = True
+        if done:
+            erase_dead_ops(module)
+
+    def _producer(self, x, sweep):
+        """The elementwise producer of ``x`` to compute in the kernel, if any."""
+        if not self.fuse or len(list(x.uses)) != 1:
+            return None
+        producer = RowProducer.of(x, sweep)
+        if producer is None or body_cost(producer.op) > self.max_producer_cost:
+            return None
+        return producer
 
     def _kernel(self, x, init, lanes, *, log):
         t = ir.RankedTensorType(x.type)
@@ -125,13 +150,20 @@ class RowKernelsPass(Pass):
                 x = tensor.collapse_shape(flat_t, x, groups)
                 init = tensor.collapse_shape(flat_t, init, groups)
         sweep = RowSweep(n, lanes * self.unroll if n >= lanes * self.unroll else lanes)
+        producer = self._producer(x, sweep) if t.rank == 2 else None
+        # The output takes the input's buffer when nothing else reads the input and it is
+        # not a function argument (the caller's array).
+        in_place = (producer is None and len(list(x.uses)) == 1 and
+                    not isinstance(x.owner, ir.Block) and t.rank == 2)
+        if in_place:
+            init = x
         online = 4 * n > self.online_bytes
         parallel = self.threads > 1 and rows > 1 and rows * n >= self.parallel_elements
         if parallel:
             loop = scf.ForallOp([0], [rows], [1], [init])
             i, out = loop.induction_variables[0], loop.inner_iter_args[0]
             with ir.InsertionPoint(loop.body):
-                row = softmax_row(x, i, row_slice(out, i, n), sweep, online=online, log=log)
+                row = self._row(x, i, out, n, sweep, online, log, producer, loop, in_place)
                 with ir.InsertionPoint(loop.terminator().block):
                     tensor.parallel_insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
@@ -140,7 +172,7 @@ class RowKernelsPass(Pass):
             loop = scf.ForOp(index(0), index(rows), index(1), [init])
             i, out = loop.induction_variable, loop.inner_iter_args[0]
             with ir.InsertionPoint(loop.body):
-                row = softmax_row(x, i, row_slice(out, i, n), sweep, online=online, log=log)
+                row = self._row(x, i, out, n, sweep, online, log, producer, loop, in_place)
                 scf.YieldOp([tensor.insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
                                                  [1, n], [1, 1])])
@@ -151,3 +183,12 @@ class RowKernelsPass(Pass):
             result = tensor.expand_shape(t, result, [list(range(t.rank - 1)), [t.rank - 1]],
                                          [], shape)
         return result
+
+    @staticmethod
+    def _row(x, i, out, n, sweep, online, log, producer, loop, in_place):
+        load = None
+        if producer is not None:
+            producer.begin_row(i, ir.InsertionPoint(loop))
+            load = lambda j, full: producer.load(i, j, full)  # noqa: E731
+        return softmax_row(x, i, row_slice(out, i, n), sweep, online=online, log=log,
+                           load=load, in_place=in_place)

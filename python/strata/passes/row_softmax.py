@@ -122,25 +122,48 @@ def combine_lanes(m: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
-                online: bool, log: bool = False) -> ir.Value:
+                online: bool, log: bool = False, load=None, in_place: bool = False) -> ir.Value:
     """Softmax (or log-softmax) of row ``i`` of the 2-D tensor ``x`` into the 1 x n
-    tensor ``out_row``; returns the written row tensor."""
+    tensor ``out_row``; returns the written row tensor. ``load(j, full)``, when
+    given, computes the row's elements instead of reading ``x`` (lanes past the
+    end are then replaced by the padding value here). ``in_place``: ``out_row``
+    holds the row's elements (the output takes the input's buffer), and each sweep
+    reads them from the row tensor it carries, before overwriting them."""
     vt, ninf = sweep.vt, float("-inf")
+    if load is not None:
+        tail = sweep.n - sweep.main
+        mask = vector.create_mask(ir.VectorType.get([sweep.v], ir.IntegerType.get_signless(1)),
+                                  [index(tail)]) if tail else None
+
+        class _Source:
+            @staticmethod
+            def read(_x, _i, j, full, pad):
+                v = load(j, full)
+                return v if full else arith.select(mask, v, splat(vt, pad))
+
+        reader = _Source
+    else:
+        reader = sweep
+
+    def get(row_t, j, full, pad):
+        if in_place:
+            return sweep.read(row_t, index(0), j, full, pad)
+        return reader.read(x, i, j, full, pad)
     if online:
         def stats(j, full, values):
-            return list(online_max_sum(*values, sweep.read(x, i, j, full, ninf)))
+            return list(online_max_sum(*values, get(out_row, j, full, ninf)))
 
         m, d = sweep.sweep([splat(vt, ninf), splat(vt, 0.0)], stats)
         big, total = combine_lanes(m, d)
     else:
         def row_max(j, full, values):
-            return [arith.maximumf(values[0], sweep.read(x, i, j, full, ninf))]
+            return [arith.maximumf(values[0], get(out_row, j, full, ninf))]
 
         big = _reduce(vector.CombiningKind.MAXIMUMF, sweep.sweep([splat(vt, ninf)], row_max)[0])
     big_v = vector.broadcast(vt, big)
     if not online:
         def exp_sum(j, full, values):
-            e = math.exp(arith.subf(sweep.read(x, i, j, full, ninf), big_v))
+            e = math.exp(arith.subf(get(out_row if log else values[0], j, full, ninf), big_v))
             if log:
                 return [arith.addf(values[0], e)]
             return [sweep.write(e, values[0], j, full), arith.addf(values[1], e)]
@@ -154,14 +177,14 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
         shift = vector.broadcast(vt, arith.addf(big, math.log(total)))
 
         def write_log(j, full, values):
-            y = arith.subf(sweep.read(x, i, j, full, 0.0), shift)
+            y = arith.subf(get(values[0], j, full, 0.0), shift)
             return [sweep.write(y, values[0], j, full)]
 
         return sweep.sweep([out_row], write_log)[0]
     inv = vector.broadcast(vt, arith.divf(_scalar(1.0), total))
     if online:
         def write_online(j, full, values):
-            e = math.exp(arith.subf(sweep.read(x, i, j, full, ninf), big_v))
+            e = math.exp(arith.subf(get(values[0], j, full, ninf), big_v))
             return [sweep.write(arith.mulf(e, inv), values[0], j, full)]
 
         return sweep.sweep([out_row], write_online)[0]

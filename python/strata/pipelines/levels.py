@@ -75,17 +75,19 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
-    p.add(RowKernelsPass(threads=o.threads))
-    p.add(DecomposePass())
+    p.add(DecomposePass(keep_row_softmax=True))
     threads = f"threads={o.threads}" if o.threads > 1 else ""
     blas = f"blas={o.blas}" if o.blas != "never" else ""
     if o.fusion:
         p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads, blas) if t)))
+        p.add(RowKernelsPass(threads=o.threads))
         p.add(RowFusePass(threads=o.threads))
         p.add("canonicalize, cse")
-    elif blas:  # only the choice between generated code and BLAS calls
-        p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",
-                                                         threads, blas) if t)))
+    else:
+        if blas:  # only the choice between generated code and BLAS calls
+            p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",
+                                                             threads, blas) if t)))
+        p.add(RowKernelsPass(threads=o.threads, fuse=False))
 
 
 def _layout(p: Pipeline, o: LevelOptions) -> None:
