@@ -42,8 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, linalg
-from mlir.dialects import transform
+from mlir.dialects import arith, linalg, transform
 from mlir.dialects.transform import structured, vector
 
 from ..codegen.host import f32_lanes

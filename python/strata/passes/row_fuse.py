@@ -408,15 +408,11 @@ class _Kernel:
         self.row_scalars = {}
         # sweep 1: every reduction's vector accumulators
         red_ins = []
-        for op, kinds, inline, ins in self.reductions:
-            if inline is not None:
-                producer, pins = inline
-                red_ins.append(pins)
-            else:
-                red_ins.append(ins)
+        for _red, _kinds, inline, ins in self.reductions:
+            red_ins.append(inline[1] if inline is not None else ins)
         self._row_scalar_inputs(red_ins, vt)
         inits, spans = [], []
-        for op, kinds, _inline, _ins in self.reductions:
+        for _red, kinds, _inline, _ins in self.reductions:
             spans.append((len(inits), len(kinds)))
             for k in kinds:
                 neutral = {vector.CombiningKind.ADD: 0.0, vector.CombiningKind.MUL: 1.0}.get(
@@ -432,8 +428,8 @@ class _Kernel:
 
         def step(j, full, accs):
             new = []
-            for (op, kinds, inline, ins), (start, count) in zip(self.reductions, spans,
-                                                                  strict=True):
+            for (op, _kinds, inline, ins), (start, count) in zip(self.reductions, spans,
+                                                                   strict=True):
                 block = op.regions[0].blocks[0]
                 acc = accs[start:start + count]
                 if inline is not None:
