@@ -134,6 +134,9 @@ class RowKernelsPass(Pass):
 
     def _kernel(self, x, init, lanes, *, log):
         t = ir.RankedTensorType(x.type)
+        # The output takes the input's buffer when nothing else reads the input and it is
+        # not a function argument (the caller's array).
+        sole_reader = len(list(x.uses)) == 1 and not isinstance(x.owner, ir.Block)
         shape = list(t.shape)
         n = shape[-1]
         rows = 1
@@ -151,10 +154,7 @@ class RowKernelsPass(Pass):
                 init = tensor.collapse_shape(flat_t, init, groups)
         sweep = RowSweep(n, lanes * self.unroll if n >= lanes * self.unroll else lanes)
         producer = self._producer(x, sweep) if t.rank == 2 else None
-        # The output takes the input's buffer when nothing else reads the input and it is
-        # not a function argument (the caller's array).
-        in_place = (producer is None and len(list(x.uses)) == 1 and
-                    not isinstance(x.owner, ir.Block) and t.rank == 2)
+        in_place = producer is None and sole_reader
         if in_place:
             init = x
         online = 4 * n > self.online_bytes
