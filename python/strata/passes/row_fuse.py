@@ -487,7 +487,7 @@ class RowFusePass(Pass):
         lanes = self.lanes or f32_lanes()
         fused = False
         for op in collect_ops(module, lambda o: o.name == "linalg.generic"):
-            if not _f32_static(op.results[0].type) if op.results else True:
+            if len(op.results) != 1 or not _f32_static(op.results[0].type):
                 continue
             t = ir.RankedTensorType(op.results[0].type)
             if t.rank != 2:
