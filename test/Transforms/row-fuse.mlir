@@ -220,3 +220,65 @@ func.func @not_neutral(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   } -> tensor<4x64xf32>
   return %out : tensor<4x64xf32>
 }
+
+// -----
+
+// Rank 3 (rms_norm over the last of 2x3x16): the flat row index is split into
+// (i0, i1) for the reads and per-row values; the output is collapsed to 6 x 16
+// around the row loop and expanded back.
+// CHECK-LABEL: func.func @rms3
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x16xf32>, %[[G:.+]]: tensor<16xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : tensor<2x3x16xf32> into tensor<6x16xf32>
+// CHECK: %[[R:.+]] = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[FLAT]]) -> (tensor<6x16xf32>)
+// CHECK: %[[I1:.+]] = arith.remui %[[I]], %{{.+}} : index
+// CHECK: %[[I0:.+]] = arith.divui %[[I]], %{{.+}} : index
+// CHECK: vector.transfer_read %[[X]][%[[I0]], %[[I1]], %{{.+}}]
+// CHECK: vector.reduction <add>
+// CHECK: math.rsqrt
+// CHECK: vector.transfer_read %[[G]][%{{.+}}]
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[R]] {{\[\[}}0, 1], [2]] output_shape [2, 3, 16] : tensor<6x16xf32> into tensor<2x3x16xf32>
+// CHECK: return %[[OUT]]
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> ()>
+#map3 = affine_map<(d0, d1, d2) -> (d2)>
+#map4 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+func.func @rms3(%arg0: tensor<2x3x16xf32>, %arg1: tensor<16xf32>) -> tensor<2x3x16xf32> {
+  %cst = arith.constant dense<9.99999997E-7> : tensor<f32>
+  %cst_0 = arith.constant 1.600000e+01 : f32
+  %cst_1 = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x3x16xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg0, %arg0 : tensor<2x3x16xf32>, tensor<2x3x16xf32>) outs(%0 : tensor<2x3x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %8 = arith.mulf %in, %in_2 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2x3x16xf32>
+  %2 = tensor.empty() : tensor<2x3xf32>
+  %3 = linalg.fill ins(%cst_1 : f32) outs(%2 : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %reduced = linalg.reduce ins(%1 : tensor<2x3x16xf32>) outs(%3 : tensor<2x3xf32>) dimensions = [2] 
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %4 = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel", "parallel"]} ins(%reduced : tensor<2x3xf32>) outs(%2 : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.divf %in, %cst_0 : f32
+    linalg.yield %8 : f32
+  } -> tensor<2x3xf32>
+  %expanded = tensor.expand_shape %4 [[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xf32> into tensor<2x3x1xf32>
+  %5 = tensor.empty() : tensor<2x3x1xf32>
+  %6 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%expanded, %cst : tensor<2x3x1xf32>, tensor<f32>) outs(%5 : tensor<2x3x1xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %8 = arith.addf %in, %in_2 : f32
+    %9 = math.rsqrt %8 : f32
+    linalg.yield %9 : f32
+  } -> tensor<2x3x1xf32>
+  %7 = linalg.generic {indexing_maps = [#map3, #map, #map4, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1, %arg0, %6 : tensor<16xf32>, tensor<2x3x16xf32>, tensor<2x3x1xf32>) outs(%0 : tensor<2x3x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %in_3: f32, %out: f32):
+    %8 = arith.mulf %in_2, %in_3 : f32
+    %9 = arith.mulf %8, %in : f32
+    linalg.yield %9 : f32
+  } -> tensor<2x3x16xf32>
+  return %7 : tensor<2x3x16xf32>
+}

@@ -128,6 +128,23 @@ def test_online_rows(monkeypatch):
                      ops=6, magnitude=np.abs(xd[finite]) + 1, what="online log")
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(2, 3, 65), (3, 5, 7, 17), (4, 128, 300)], ids=str)
+def test_norms_higher_rank(shape, threads):
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(shape) * 3 + 5).astype(np.float32)
+    g = rng.standard_normal(shape[-1]).astype(np.float32)
+    b = rng.standard_normal(shape[-1]).astype(np.float32)
+    _, norms = _jit(threads)
+    xd = x.astype(np.float64)
+    ln, rms = norms(x, g, b)
+    n = shape[-1]
+    assert_close(ln, layer_norm_ref(xd, g, b), "f32", reduction_length=n, ops=6,
+                 magnitude=np.abs(g) * 4 + np.abs(b), what="layer_norm")
+    assert_close(rms, rms_norm_ref(xd, g), "f32", reduction_length=n, ops=5,
+                 magnitude=np.abs(g) * 4, what="rms_norm")
+
+
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 def test_rows_low_precision(dtype):
     rng = np.random.default_rng(7)

@@ -23,10 +23,12 @@ masked), the second time from cache:
       scf.forall.in_parallel { tensor.parallel_insert_slice %row into %o[%i, 0] [1, 4096] [1, 1] }
     }
 
-What it takes: a static f32 all-parallel rank-2 consumer whose inputs are
-rows (``(d0, d1)``), columns (``(d1)``), 0-d values, or per-row values
-(``(d0)``, ``(d0, 0)``) of which at least one comes from a reduction over the
-last dim of a rank-2 tensor. Per-row values come from reductions (their
+What it takes: a static f32 all-parallel consumer of rank r >= 2 whose inputs
+are rows (the identity map), columns (``(d_last)``), 0-d values, or per-row
+values (the leading dims, or those and ``0``) of which at least one comes from
+a reduction over the last dim of a tensor of the consumer's shape. Ranks above
+2 loop over the flat row index (split back into the leading indices for the
+reads) and collapse the output to rows x n around the loop. Per-row values come from reductions (their
 combiner ``addf``/``mulf``/``max``/``min`` with a neutral ``linalg.fill`` init;
 an elementwise single-use producer of the reduced tensor, like ``x * x``, is
 computed in the sweep instead of read), per-row ``linalg.generic`` ops,
@@ -114,13 +116,31 @@ def _body_ok(block):
             raise _Unsupported(f"'{name}' in a body")
 
 
+def _delinearize(i, lead):
+    """The multi-index of flat row ``i`` over the leading dims ``lead`` (row-major)."""
+    if len(lead) == 1:
+        return [i]
+    idx, rest = [], i
+    for k in range(len(lead) - 1, 0, -1):
+        idx.append(arith.remui(rest, index(lead[k])))
+        rest = arith.divui(rest, index(lead[k]))
+    idx.append(rest)
+    return idx[::-1]
+
+
 class _Kernel:
     """Plans and emits the row kernel of one consumer; raises _Unsupported while planning."""
 
     def __init__(self, consumer, sweep: RowSweep):
         self.consumer = consumer
         self.sweep = sweep
-        self.rows, self.n = ir.RankedTensorType(consumer.results[0].type).shape
+        shape = list(ir.RankedTensorType(consumer.results[0].type).shape)
+        self.shape, self.lead, self.n, self.r = shape, shape[:-1], shape[-1], len(shape)
+        self.rows = 1
+        for d in self.lead:
+            self.rows *= d
+        self.full = tuple(range(self.r))        # (d0, ..., d_{r-1}): a row input
+        self.row_dims = tuple(range(self.r - 1))  # (d0, ..., d_{r-2}): a per-row value
         self.row_scalars = {}
         self.reductions = []     # (op, kind per result, inlined producer or None)
         self.planned = set()     # ids of ops planned (reductions / per-row generics)
@@ -134,10 +154,10 @@ class _Kernel:
                 any(it != "parallel" for it in _iterators(c)):
             raise _Unsupported("not an elementwise generic")
         t = c.results[0].type
-        if not _f32_static(t) or ir.RankedTensorType(t).rank != 2:
-            raise _Unsupported("not a static rank-2 f32 result")
+        if not _f32_static(t) or ir.RankedTensorType(t).rank < 2:
+            raise _Unsupported("not a static f32 result of rank 2 or more")
         maps = _maps(c)
-        if _results(maps[-1]) != (0, 1):
+        if _results(maps[-1]) != self.full:
             raise _Unsupported("output map is not the identity")
         _body_ok(c.regions[0].blocks[0])
         n_in = len(c.operands) - 1
@@ -148,14 +168,14 @@ class _Kernel:
             raise _Unsupported("no per-row value from a reduction")
 
     def _classify(self, value, res):
-        if res == (0, 1):
+        if res == self.full:
             return ("row", value)
-        if res == (1,):
+        if res == (self.r - 1,):
             return ("col", value)
         if res == ():
             return ("scalar", value)
-        if res in ((0,), (0, ("c", 0))):
-            if res == (0, ("c", 0)) and ir.RankedTensorType(value.type).shape[1] != 1:
+        if res in (self.row_dims, self.row_dims + (("c", 0),)):
+            if res != self.row_dims and ir.RankedTensorType(value.type).shape[-1] != 1:
                 return ("element", value)  # x[i, 0] of a row input
             self._plan_row_value(value)
             return ("perrow", value)
@@ -196,13 +216,13 @@ class _Kernel:
 
     def _check_reduced(self, value):
         t = value.type
-        if not _f32_static(t) or list(ir.RankedTensorType(t).shape) != [self.rows, self.n]:
+        if not _f32_static(t) or list(ir.RankedTensorType(t).shape) != self.shape:
             raise _Unsupported("a reduction over a tensor of another shape")
 
     def _plan_reduce(self, op):
-        if list(ir.DenseI64ArrayAttr(op.attributes["dimensions"])) != [1] or \
+        if list(ir.DenseI64ArrayAttr(op.attributes["dimensions"])) != [self.r - 1] or \
                 len(op.results) != 1:
-            raise _Unsupported("a linalg.reduce not over the last of two dims")
+            raise _Unsupported("a linalg.reduce not over the last dim")
         src = op.operands[0]
         self._check_reduced(src)
         block = op.regions[0].blocks[0]
@@ -213,7 +233,7 @@ class _Kernel:
         if producer is not None and producer.name == "linalg.generic" and \
                 len(list(src.uses)) == 1 and len(producer.results) == 1 and \
                 all(it == "parallel" for it in _iterators(producer)) and \
-                _results(_maps(producer)[-1]) == (0, 1):
+                _results(_maps(producer)[-1]) == self.full:
             try:
                 pmaps = _maps(producer)
                 ins = [self._classify_plain(v, _results(m)) for v, m in
@@ -226,25 +246,25 @@ class _Kernel:
 
     def _classify_plain(self, value, res):
         """Inputs of a reduction's body: rows, columns, 0-d values and row elements."""
-        if res == (0, 1):
+        if res == self.full:
             self._check_reduced(value)
             return ("row", value)
-        if res == (1,):
+        if res == (self.r - 1,):
             return ("col", value)
         if res == ():
             return ("scalar", value)
-        if res == (0, ("c", 0)):
+        if res == self.row_dims + (("c", 0),):
             return ("element", value)
         raise _Unsupported(f"a reduction input map {res}")
 
     def _plan_reduction_generic(self, op):
         its = _iterators(op)
-        if its != ["parallel", "reduction"]:
-            raise _Unsupported("a reduction generic that is not (parallel, reduction)")
+        if its != ["parallel"] * (self.r - 1) + ["reduction"]:
+            raise _Unsupported("a reduction generic that is not (parallel..., reduction)")
         maps = _maps(op)
         n_out = len(op.results)
-        if any(_results(m) != (0,) for m in maps[-n_out:]):
-            raise _Unsupported("a reduction output map other than (d0)")
+        if any(_results(m) != self.row_dims for m in maps[-n_out:]):
+            raise _Unsupported("a reduction output map other than the row dims")
         ins = [self._classify_plain(v, _results(m)) for v, m in
                zip(list(op.operands)[:-n_out], maps[:-n_out], strict=True)]
         block = op.regions[0].blocks[0]
@@ -257,7 +277,7 @@ class _Kernel:
             raise _Unsupported("a per-row generic with reductions")
         for r in op.results:
             t = ir.RankedTensorType(r.type)
-            if list(t.shape) not in ([self.rows], [self.rows, 1]):
+            if list(t.shape) not in (self.lead, self.lead + [1]):
                 raise _Unsupported("a per-row generic of another shape")
         maps = _maps(op)
         rank = len(ir.RankedTensorType(op.results[0].type).shape)
@@ -267,7 +287,7 @@ class _Kernel:
             res = _results(m)
             if res == ():
                 continue
-            if res not in (full, (0,), (0, ("c", 0))):
+            if res not in (full, self.row_dims, self.row_dims + (("c", 0),)):
                 raise _Unsupported(f"a per-row generic input map {res}")
             self._plan_row_value(v)
         _body_ok(op.regions[0].blocks[0])
@@ -321,10 +341,10 @@ class _Kernel:
             return mapping[v]
         return self._capture(v, vt)
 
-    def _element(self, src, i, vt):
-        """A per-row scalar: ``src[i]`` or ``src[i, 0]`` (broadcast in vector mode)."""
+    def _element(self, src, idx, vt):
+        """A per-row scalar: ``src[i...]`` or ``src[i..., 0]`` (broadcast in vector mode)."""
         rank = ir.RankedTensorType(src.type).rank
-        s = tensor.extract(src, [i] + [index(0)] * (rank - 1))
+        s = tensor.extract(src, list(idx[:rank]) + [index(0)] * max(0, rank - len(idx)))
         return s if vt is None else vector.broadcast(vt, s)
 
     def _scalar0d(self, src, vt):
@@ -334,10 +354,8 @@ class _Kernel:
     def _read_inputs(self, ins, i, j, full, vt):
         out = []
         for kind, v in ins:
-            if kind == "row":
-                out.append(self.sweep.read(v, i, j, full, 0.0))
-            elif kind == "col":
-                out.append(self.sweep.read(v, i, j, full, 0.0))
+            if kind in ("row", "col"):
+                out.append(self.sweep.read(v, self.idx, j, full, 0.0))
             elif kind == "scalar":
                 out.append(self.row_scalars[("0d", v)])
             elif kind == "element":
@@ -352,7 +370,7 @@ class _Kernel:
         if op is None or op not in self.planned:
             if op is not None and op.name == "tensor.expand_shape":
                 return self.row_value(op.operands[0])
-            return self._element(value, self.i, None)
+            return self._element(value, self.idx, None)
         k = next(idx for idx, r in enumerate(op.results) if r == value)
         key = (op, k)
         if key in self.values:
@@ -371,7 +389,14 @@ class _Kernel:
         return self.values[key]
 
     def emit(self, init, threads_parallel):
+        """The row loop computing the consumer's result into ``init`` (collapsed to
+        rows x n around the loop when the rank is above 2)."""
         rows, n = self.rows, self.n
+        t = ir.RankedTensorType(init.type)
+        groups = [list(range(self.r - 1)), [self.r - 1]]
+        if self.r > 2:
+            init = tensor.collapse_shape(ir.RankedTensorType.get([rows, n], t.element_type),
+                                         init, groups)
         if threads_parallel:
             loop = scf.ForallOp([0], [rows], [1], [init])
             i, out = loop.induction_variables[0], loop.inner_iter_args[0]
@@ -380,9 +405,9 @@ class _Kernel:
             loop = scf.ForOp(index(0), index(rows), index(1), [init])
             i, out = loop.induction_variable, loop.inner_iter_args[0]
             body = loop.body
-        self.i = i
         self.outside = ir.InsertionPoint(loop)
         with ir.InsertionPoint(body):
+            self.idx = _delinearize(i, self.lead)
             row = self._emit_row(i, out)
             if threads_parallel:
                 with ir.InsertionPoint(loop.terminator().block):
@@ -393,6 +418,8 @@ class _Kernel:
                 scf.YieldOp([tensor.insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
                                                  [1, n], [1, 1])])
+        if self.r > 2:
+            return tensor.expand_shape(t, loop.results[0], groups, [], self.shape)
         return loop.results[0]
 
     def _row_scalar_inputs(self, ins_lists, vt):
@@ -401,7 +428,7 @@ class _Kernel:
                 if kind == "scalar" and ("0d", v) not in self.row_scalars:
                     self.row_scalars[("0d", v)] = self._scalar0d(v, vt)
                 elif kind == "element" and ("el", v) not in self.row_scalars:
-                    self.row_scalars[("el", v)] = self._element(v, self.i, vt)
+                    self.row_scalars[("el", v)] = self._element(v, self.idx, vt)
 
     def _emit_row(self, i, out):
         sweep, vt = self.sweep, self.sweep.vt
@@ -490,9 +517,9 @@ class RowFusePass(Pass):
             if len(op.results) != 1 or not _f32_static(op.results[0].type):
                 continue
             t = ir.RankedTensorType(op.results[0].type)
-            if t.rank != 2:
+            if t.rank < 2 or 0 in t.shape:
                 continue
-            n = t.shape[1]
+            n = t.shape[-1]
             v = lanes * self.unroll if n >= lanes * self.unroll else lanes
             try:
                 with op.location:
@@ -502,8 +529,8 @@ class RowFusePass(Pass):
                 if self.report and "no per-row value" not in str(e):
                     self.remark(op, f"strata-row-fuse: not fused: {e}")
                 continue
-            parallel = self.threads > 1 and t.shape[0] > 1 and \
-                t.shape[0] * n >= self.parallel_elements
+            rows = kernel.rows
+            parallel = self.threads > 1 and rows > 1 and rows * n >= self.parallel_elements
             with ir.InsertionPoint(op), op.location:
                 result = kernel.emit(op.operands[len(op.operands) - 1], parallel)
             op.results[0].replace_all_uses_with(result)
@@ -548,7 +575,7 @@ class RowProducer:
             return None
 
     def begin_row(self, i, outside):
-        self.k.i, self.k.outside, self.k.row_scalars = i, outside, {}
+        self.k.idx, self.k.outside, self.k.row_scalars = [i], outside, {}
         self.k._row_scalar_inputs([self.ins], self.k.sweep.vt)
 
     def load(self, i, j, full):

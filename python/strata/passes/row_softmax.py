@@ -65,10 +65,12 @@ class RowSweep:
 
     def read(self, source: ir.Value, row: ir.Value, j: ir.Value, full: bool,
              pad: float) -> ir.Value:
-        """``source[row, j : j + v]`` of a 2-D tensor (lanes past the end are ``pad``)."""
+        """``source[row, j : j + v]`` (``row``: one index, or the indices of the leading
+        dims; a 1-D ``source`` is read at ``j``), lanes past the end ``pad``."""
         rank = ir.RankedTensorType(source.type).rank
         perm = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(rank - 1)])
-        indices = [row] * (rank - 1) + [j]
+        lead = list(row) if isinstance(row, list) else [row] * (rank - 1)
+        indices = lead[len(lead) - (rank - 1):] + [j] if rank > 1 else [j]
         return vector.transfer_read(self.vt, source, indices, ir.AffineMapAttr.get(perm),
                                     _scalar(pad), self._in_bounds(full))
 
