@@ -14,9 +14,9 @@
 // CHECK-SAME: (%[[X:.+]]: tensor<4x17xf32>, %[[G:.+]]: tensor<17xf32>, %[[B:.+]]: tensor<17xf32>)
 // CHECK-NOT: linalg.
 // CHECK: %[[R:.+]] = scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[O:.+]] = %{{.+}}) -> (tensor<4x17xf32>)
+// CHECK: %[[MASK:.+]] = vector.create_mask %{{.+}} : vector<16xi1>
 // CHECK: %[[X0:.+]] = tensor.extract %[[X]][%[[I]], %{{.+}}] : tensor<4x17xf32>
 // CHECK: %[[X0V:.+]] = vector.broadcast %[[X0]] : f32 to vector<16xf32>
-// CHECK: %[[MASK:.+]] = vector.create_mask %{{.+}} : vector<16xi1>
 // CHECK: %[[ACC:.+]]:2 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // CHECK: %[[V:.+]] = vector.transfer_read %[[X]][%[[I]], %{{.+}}], %{{.+}} {in_bounds = [true]}
 // CHECK: %[[C:.+]] = arith.subf %[[V]], %[[X0V]] : vector<16xf32>
@@ -281,4 +281,64 @@ func.func @rms3(%arg0: tensor<2x3x16xf32>, %arg1: tensor<16xf32>) -> tensor<2x3x
     linalg.yield %9 : f32
   } -> tensor<2x3x16xf32>
   return %7 : tensor<2x3x16xf32>
+}
+
+// -----
+
+// log-softmax written from ops: max, then sum(exp(x - max)) over a producer that
+// needs the max (a second sweep), then x - max - log(sum). One row loop with two
+// reduction sweeps and the writing sweep; the producer is computed in the second
+// sweep, not stored.
+// CHECK-LABEL: func.func @log_softmax_ops
+// CHECK-SAME: (%[[X:.+]]: tensor<4x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: scf.for
+// CHECK: %[[MAXV:.+]] = scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[MAX:.+]] = vector.reduction <maximumf>, %[[MAXV]]
+// CHECK: %[[MB:.+]] = vector.broadcast %[[MAX]]
+// CHECK: %[[SUMV:.+]] = scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: %[[D:.+]] = arith.subf %{{.+}}, %[[MB]] : vector<16xf32>
+// CHECK: math.exp %[[D]] : vector<16xf32>
+// CHECK: %[[SUM:.+]] = vector.reduction <add>, %[[SUMV]]
+// CHECK: %[[SB:.+]] = vector.broadcast %[[SUM]]
+// CHECK: math.log %[[SB]] : vector<16xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: linalg.
+// CHECK: return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0, 0)>
+func.func @log_softmax_ops(%arg0: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %reduced = linalg.reduce ins(%arg0 : tensor<4x64xf32>) outs(%1 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.maximumf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %expanded = tensor.expand_shape %reduced [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %2 = tensor.empty() : tensor<4x64xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %expanded : tensor<4x64xf32>, tensor<4x1xf32>) outs(%2 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.subf %in, %in_1 : f32
+    %9 = math.exp %8 : f32
+    linalg.yield %9 : f32
+  } -> tensor<4x64xf32>
+  %4 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %reduced_2 = linalg.reduce ins(%3 : tensor<4x64xf32>) outs(%4 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.addf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %expanded_3 = tensor.expand_shape %reduced_2 [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %5 = linalg.generic {indexing_maps = [#map, #map1, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %expanded, %expanded_3 : tensor<4x64xf32>, tensor<4x1xf32>, tensor<4x1xf32>) outs(%2 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %in_2: f32, %out: f32):
+    %8 = arith.subf %in, %in_1 : f32
+    %9 = math.log %in_2 : f32
+    %10 = arith.subf %8, %9 : f32
+    linalg.yield %10 : f32
+  } -> tensor<4x64xf32>
+  return %5 : tensor<4x64xf32>
 }

@@ -145,6 +145,37 @@ def test_norms_higher_rank(shape, threads):
                  magnitude=np.abs(g) * 4, what="rms_norm")
 
 
+def _softmax_ops(x):
+    m = strata.max(x, axis=-1, keepdims=True)
+    e = strata.exp(x - m)
+    return e / strata.sum(e, axis=-1, keepdims=True)
+
+
+def _log_softmax_ops(x):
+    m = strata.max(x, axis=-1, keepdims=True)
+    return x - m - strata.log(strata.sum(strata.exp(x - m), axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(5, 1), (9, 17), (300, 4097), (2, 3, 33)], ids=str)
+def test_softmax_written_from_ops(shape, threads, lanes):
+    """strata-row-fuse with two reduction sweeps (max, then a sum that needs it)."""
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal(shape) * 5).astype(np.float32)
+    x.reshape(-1, shape[-1])[0, 0] = -np.inf
+    s = strata.jit(_softmax_ops, threads=threads)(x)
+    ls = strata.jit(_log_softmax_ops, threads=threads)(x)
+    xd = x.astype(np.float64)
+    n = shape[-1]
+    with np.errstate(invalid="ignore"):  # a row of one -inf: NaN, like strata's
+        ref, lref = softmax_ref(xd), log_softmax_ref(xd)
+    assert_close(s, ref, "f32", reduction_length=n, ops=4, what="softmax")
+    finite = np.isfinite(lref)
+    assert np.array_equal(np.isfinite(ls), finite)
+    assert_close(ls[finite], lref[finite], "f32", reduction_length=n, ops=4,
+                 magnitude=np.abs(xd[finite]) + 1, what="log_softmax")
+
+
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 def test_rows_low_precision(dtype):
     rng = np.random.default_rng(7)

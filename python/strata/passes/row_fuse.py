@@ -32,9 +32,12 @@ reads) and collapse the output to rows x n around the loop. Per-row values come 
 combiner ``addf``/``mulf``/``max``/``min`` with a neutral ``linalg.fill`` init;
 an elementwise single-use producer of the reduced tensor, like ``x * x``, is
 computed in the sweep instead of read), per-row ``linalg.generic`` ops,
-``tensor.expand_shape`` to ``R x 1`` and reads of a row's element. Anything
-else (a reduction over values that themselves need the row's statistics, like
-softmax's sum of exponentials) leaves the ops as they are. The ops the kernel
+``tensor.expand_shape`` to ``R x 1`` and reads of a row's element. A reduction
+whose values need per-row results of other reductions (the sum of
+``exp(x - max)`` of a softmax written from ops) runs in a later sweep: one sweep
+per such phase, each after the first reading the row from cache. Anything else
+leaves the ops as they are. Consumers are taken last first, so that a producer
+computed inside a kernel's sweep gets no kernel of its own. The ops the kernel
 replaces are erased once nothing else uses them.
 """
 
@@ -142,6 +145,9 @@ class _Kernel:
         self.full = tuple(range(self.r))        # (d0, ..., d_{r-1}): a row input
         self.row_dims = tuple(range(self.r - 1))  # (d0, ..., d_{r-2}): a per-row value
         self.row_scalars = {}
+        self.inlined = []        # producers computed in a sweep instead of read
+        self.perrow_vec = {}     # per-row value -> its broadcast, for the current sweep
+        self.levels = {}
         self.reductions = []     # (op, kind per result, inlined producer or None)
         self.planned = set()     # ids of ops planned (reductions / per-row generics)
         self.values = {}         # per-row scalars during emission: (op, result#) -> Value
@@ -240,6 +246,7 @@ class _Kernel:
                        zip(list(producer.operands)[:-1], pmaps[:-1], strict=True)]
                 _body_ok(producer.regions[0].blocks[0])
                 inline = (producer, ins)
+                self.inlined.append(producer)
             except _Unsupported:
                 inline = None
         self.reductions.append((op, kinds, inline, [("row", src)] if inline is None else None))
@@ -253,8 +260,13 @@ class _Kernel:
             return ("col", value)
         if res == ():
             return ("scalar", value)
-        if res == self.row_dims + (("c", 0),):
+        if res == self.row_dims + (("c", 0),) and \
+                ir.RankedTensorType(value.type).shape[-1] != 1:
             return ("element", value)
+        if res in (self.row_dims, self.row_dims + (("c", 0),)):
+            # a per-row value: its reduction runs in an earlier sweep (a later phase)
+            self._plan_row_value(value)
+            return ("perrow", value)
         raise _Unsupported(f"a reduction input map {res}")
 
     def _plan_reduction_generic(self, op):
@@ -361,8 +373,40 @@ class _Kernel:
             elif kind == "element":
                 out.append(self.row_scalars[("el", v)])
             else:
-                out.append(vector.broadcast(vt, self.row_value(v)))
+                out.append(self.perrow_vec[v])
         return out
+
+    def _level(self, value):
+        """The sweep after which a per-row value is known (0: before any sweep)."""
+        op = _op(value)
+        if op is None or op not in self.planned:
+            if op is not None and op.name == "tensor.expand_shape":
+                return self._level(op.operands[0])
+            return 0
+        if op in self.levels:
+            return self.levels[op]
+        red = next((r for r in self.reductions if r[0] == op), None)
+        if red is None:  # a per-row generic
+            n_out = len(op.results)
+            level = max([self._level(v) for v in list(op.operands)[:-n_out]], default=0)
+        else:
+            _red, _kinds, inline, ins = red
+            level = 1 + max([self._level(v) for kind, v in self._sweep_inputs(red)
+                             if kind == "perrow"], default=0)
+        self.levels[op] = level
+        return level
+
+    @staticmethod
+    def _sweep_inputs(red):
+        _op_, _kinds, inline, ins = red
+        return inline[1] if inline is not None else ins
+
+    def _broadcast_per_row(self, ins_lists, vt):
+        """Broadcasts of the per-row inputs of the next sweep, computed before it."""
+        for ins in ins_lists:
+            for kind, v in ins:
+                if kind == "perrow" and v not in self.perrow_vec:
+                    self.perrow_vec[v] = vector.broadcast(vt, self.row_value(v))
 
     def row_value(self, value):
         """The per-row scalar of ``value`` (emitting its per-row generic when needed)."""
@@ -433,13 +477,40 @@ class _Kernel:
     def _emit_row(self, i, out):
         sweep, vt = self.sweep, self.sweep.vt
         self.row_scalars = {}
-        # sweep 1: every reduction's vector accumulators
-        red_ins = []
-        for _red, _kinds, inline, ins in self.reductions:
-            red_ins.append(inline[1] if inline is not None else ins)
-        self._row_scalar_inputs(red_ins, vt)
+        self.perrow_vec = {}
+        tail = sweep.n - sweep.main
+        mask = None
+        if tail:
+            mask = vector.create_mask(ir.VectorType.get([sweep.v], ir.IntegerType.get_signless(1)),
+                                      [index(tail)])
+        # one sweep per phase: the reductions whose per-row inputs the earlier sweeps made
+        phases = {}
+        for red in self.reductions:
+            phases.setdefault(self._level(red[0].results[0]), []).append(red)
+        for level in sorted(phases):
+            self._reduction_sweep(phases[level], i, mask)
+        # per-row scalars of the consumer's inputs, then the writing sweep
+        c = self.consumer
+        self._row_scalar_inputs([self.inputs], vt)
+        self._broadcast_per_row([self.inputs], vt)
+        block = c.regions[0].blocks[0]
+
+        def write(j, full, values):
+            vals = self._read_inputs(self.inputs, i, j, full, vt)
+            y = self._emit_body(block, vals, vt)[0]
+            return [sweep.write(y, values[0], j, full)]
+
+        return sweep.sweep([row_slice(out, i, self.n)], write)[0]
+
+    def _reduction_sweep(self, reductions, i, mask):
+        """One sweep over the row carrying the vector accumulators of ``reductions``; their
+        per-row results go to ``self.values``."""
+        sweep, vt = self.sweep, self.sweep.vt
+        ins_lists = [self._sweep_inputs(red) for red in reductions]
+        self._row_scalar_inputs(ins_lists, vt)
+        self._broadcast_per_row(ins_lists, vt)
         inits, spans = [], []
-        for _red, kinds, _inline, _ins in self.reductions:
+        for _red, kinds, _inline, _ins in reductions:
             spans.append((len(inits), len(kinds)))
             for k in kinds:
                 neutral = {vector.CombiningKind.ADD: 0.0, vector.CombiningKind.MUL: 1.0}.get(
@@ -447,15 +518,10 @@ class _Kernel:
                                                vector.CombiningKind.MAXNUMF) else float("inf"))
                 inits.append(arith.ConstantOp(vt, ir.DenseElementsAttr.get_splat(
                     vt, ir.FloatAttr.get(ir.F32Type.get(), neutral))).result)
-        tail = sweep.n - sweep.main
-        mask = None
-        if tail:
-            mask = vector.create_mask(ir.VectorType.get([sweep.v], ir.IntegerType.get_signless(1)),
-                                      [index(tail)])
 
         def step(j, full, accs):
             new = []
-            for (op, _kinds, inline, ins), (start, count) in zip(self.reductions, spans,
+            for (op, _kinds, inline, ins), (start, count) in zip(reductions, spans,
                                                                    strict=True):
                 block = op.regions[0].blocks[0]
                 acc = accs[start:start + count]
@@ -472,31 +538,11 @@ class _Kernel:
             return new
 
         accs = sweep.sweep(inits, step)
-        for (op, kinds, _inline, _ins), (start, _count) in zip(self.reductions, spans,
-                                                               strict=True):
+        for (op, kinds, _inline, _ins), (start, _count) in zip(reductions, spans, strict=True):
             for k, kind in enumerate(kinds):
                 self.values[(op, k)] = vector.reduction(ir.F32Type.get(), kind,
-                                                            accs[start + k])
-        # per-row scalars of the consumer's inputs, then sweep 2
-        c = self.consumer
-        self._row_scalar_inputs([self.inputs], vt)
-        per_row = {}
-        for kind, v in self.inputs:
-            if kind == "perrow" and v not in per_row:
-                per_row[v] = vector.broadcast(vt, self.row_value(v))
-        block = c.regions[0].blocks[0]
+                                                        accs[start + k])
 
-        def write(j, full, values):
-            vals = []
-            for kind, v in self.inputs:
-                if kind == "perrow":
-                    vals.append(per_row[v])
-                else:
-                    vals.append(self._read_inputs([(kind, v)], i, j, full, vt)[0])
-            y = self._emit_body(block, vals, vt)[0]
-            return [sweep.write(y, values[0], j, full)]
-
-        return sweep.sweep([row_slice(out, i, self.n)], write)[0]
 
 
 @dataclass(frozen=True)
@@ -513,7 +559,12 @@ class RowFusePass(Pass):
     def run(self, module: ir.Operation) -> None:
         lanes = self.lanes or f32_lanes()
         fused = False
-        for op in collect_ops(module, lambda o: o.name == "linalg.generic"):
+        consumed = []  # producers computed inside a kernel: their only user is gone
+        # Last consumers first: a kernel may compute its producers (exp(x - max) under a
+        # sum) in its sweeps, which then need no kernel of their own.
+        for op in reversed(collect_ops(module, lambda o: o.name == "linalg.generic")):
+            if any(op == c for c in consumed):
+                continue
             if len(op.results) != 1 or not _f32_static(op.results[0].type):
                 continue
             t = ir.RankedTensorType(op.results[0].type)
@@ -535,6 +586,7 @@ class RowFusePass(Pass):
                 result = kernel.emit(op.operands[len(op.operands) - 1], parallel)
             op.results[0].replace_all_uses_with(result)
             op.erase()
+            consumed.extend(kernel.inlined)
             fused = True
         if fused:
             erase_dead_ops(module)
@@ -561,6 +613,8 @@ class RowProducer:
         self.ins = [self.k._classify_plain(v, _results(m)) for v, m in
                     zip(list(producer.operands)[:-1], maps[:-1], strict=True)]
         _body_ok(producer.regions[0].blocks[0])
+        if self.k.reductions:
+            raise _Unsupported("a producer that needs row reductions of its own")
 
     @classmethod
     def of(cls, value, sweep: RowSweep):
@@ -575,8 +629,9 @@ class RowProducer:
             return None
 
     def begin_row(self, i, outside):
-        self.k.idx, self.k.outside, self.k.row_scalars = [i], outside, {}
+        self.k.idx, self.k.outside, self.k.row_scalars, self.k.perrow_vec = [i], outside, {}, {}
         self.k._row_scalar_inputs([self.ins], self.k.sweep.vt)
+        self.k._broadcast_per_row([self.ins], self.k.sweep.vt)
 
     def load(self, i, j, full):
         vals = self.k._read_inputs(self.ins, i, j, full, self.k.sweep.vt)
