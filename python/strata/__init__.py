@@ -40,6 +40,8 @@ _LAZY = {
     "jit": "strata.runtime.api",
     "parse": "strata.runtime.api",
     "export_library": "strata.runtime.export",
+    "show": "strata.explain.show",
+    "bisect": "strata.explain.bisect",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -1,0 +1,286 @@
+"""The rows of ``bench/suite.py``: each program as strata, numpy and PyTorch write it.
+
+A row names the work, builds its inputs from a seed, and gives the program once
+per system (``None`` where a system has no way to write it). ``peer`` and
+``goal`` are the comparison the project aims at (issue 12/13's goal table):
+strata's speed must be at least ``goal`` times the peer's. ``limit`` names the
+machine limit the row is also measured against (``fma``: GFLOP/s against the FMA
+peak; ``copy``: GB/s against the copy bandwidth) with ``limit_goal`` the fraction
+aimed at. ``variants`` are extra strata configurations reported as their own
+systems (``strata gen``: the generated kernels alone, no BLAS call).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Row", "rows", "by_name"]
+
+
+@dataclass
+class Row:
+    name: str
+    group: str
+    shapes: list[tuple[int, ...]]
+    strata: Callable
+    numpy: Callable | None = None
+    torch: Callable | None = None          # takes torch tensors (from ``torch_args``)
+    torch_args: Callable | None = None     # numpy args -> torch args (layout views); None = as is
+    torch_out: Callable | None = None      # torch result -> the layout strata returns
+    torch_compile: bool = False            # also time torch.compile(torch)
+    flops: float = 0.0
+    bytes: float = 0.0                     # bytes a streaming kernel must read + write
+    peer: str = "numpy"                    # numpy | torch | torch.compile
+    goal: float = 1.0                      # strata speed / peer speed aimed at
+    limit: str | None = None               # fma | copy
+    limit_goal: float | None = None
+    threads: tuple[int, ...] = (2,)        # strata / peer thread counts measured
+    variants: dict = field(default_factory=dict)  # label -> strata.jit keyword arguments
+    dtypes: tuple[str, ...] | None = None  # per argument; default float32
+    scale: tuple[float, ...] | None = None  # per argument multiplier of the N(0, 1) inputs
+    quick: bool = False                    # part of ``--quick``
+
+    def inputs(self, seed: int = 0) -> list[np.ndarray]:
+        g = np.random.default_rng(seed)
+        out = []
+        for i, s in enumerate(self.shapes):
+            a = g.standard_normal(s, dtype=np.float32)
+            if self.scale is not None:
+                a *= np.float32(self.scale[i])
+            out.append(a)
+        return out
+
+
+def _strata():
+    import strata
+
+    return strata
+
+
+def _t():
+    import torch
+
+    return torch
+
+
+def _f():
+    import torch.nn.functional as F
+
+    return F
+
+
+# ---- matmul -------------------------------------------------------------------------------
+
+def _matmul_row(m, n, k, *, odd=False, quick=False, batch=None):
+    shapes = [(m, k), (k, n)] if batch is None else [(batch, m, k), (batch, k, n)]
+    label = f"{m}x{n}x{k}" if batch is None else f"{batch}x{m}x{n}x{k}"
+    return Row(
+        name=("matmul " if batch is None else "batch matmul ") + label,
+        group="matmul", shapes=shapes,
+        strata=lambda a, b: a @ b, numpy=lambda a, b: a @ b,
+        torch=lambda a, b: a @ b,
+        flops=2.0 * (batch or 1) * m * n * k, peer="numpy", goal=0.8 if odd else 0.9,
+        limit="fma", threads=(1, 2), variants={"strata gen": {"blas": "never"}}, quick=quick)
+
+
+# ---- conv2d -------------------------------------------------------------------------------
+
+def _conv_row(n, c, hw, f, k, stride, layout="NCHW", relu=True, quick=False):
+    pad = k // 2
+    oh = (hw + 2 * pad - k) // stride + 1
+    if layout == "NCHW":
+        shapes = [(n, c, hw, hw), (f, c, k, k)]
+    else:
+        shapes = [(n, hw, hw, c), (k, k, c, f)]
+
+    def strata_fn(x, w):
+        s = _strata()
+        y = s.conv2d(x, w, stride=stride, padding=pad, layout=layout)
+        return s.relu(y) if relu else y
+
+    def torch_args(x, w):
+        t = _t()
+        if layout == "NCHW":
+            return [t.from_numpy(x), t.from_numpy(w)]
+        # the same memory seen as NCHW / FCHW tensors in channels_last strides
+        return [t.from_numpy(x).permute(0, 3, 1, 2), t.from_numpy(w).permute(3, 2, 0, 1)]
+
+    def torch_fn(x, w):
+        y = _f().conv2d(x, w, stride=stride, padding=pad)
+        return _t().relu(y) if relu else y
+
+    return Row(
+        name=f"conv2d {k}x{k}/{stride} {n}x{c}x{hw}x{hw}->{f} {layout}" + (" +relu" * relu),
+        group="conv2d", shapes=shapes, strata=strata_fn, torch=torch_fn, torch_args=torch_args,
+        torch_out=None if layout == "NCHW" else (lambda y: y.permute(0, 2, 3, 1)),
+        flops=2.0 * n * f * oh * oh * c * k * k, peer="torch", goal=0.8, limit="fma",
+        scale=(1.0, 1.0 / math.sqrt(c * k * k)), quick=quick)
+
+
+# ---- attention ----------------------------------------------------------------------------
+
+def _attention_row(heads, seq, dim, quick=False):
+    scale = 1.0 / math.sqrt(dim)
+
+    def strata_fn(q, k, v):
+        s = _strata()
+        return s.softmax((q @ s.transpose(k, [0, 2, 1])) * scale) @ v
+
+    def numpy_fn(q, k, v):
+        s = (q @ k.transpose(0, 2, 1)) * np.float32(scale)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True)) @ v
+
+    def torch_fn(q, k, v):
+        return _t().softmax((q @ k.transpose(1, 2)) * scale, -1) @ v
+
+    return Row(
+        name=f"attention {heads}x{seq}x{dim}", group="attention",
+        shapes=[(heads, seq, dim)] * 3, strata=strata_fn, numpy=numpy_fn, torch=torch_fn,
+        torch_compile=True, flops=4.0 * heads * seq * seq * dim, peer="torch.compile", goal=1.3,
+        quick=quick)
+
+
+# ---- rows: softmax and norms ---------------------------------------------------------------
+
+def _row_kernels(n):
+    def softmax(x):
+        return _strata().softmax(x)
+
+    def softmax_np(x):
+        e = np.exp(x - x.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+
+    def log_softmax(x):
+        s = _strata()
+        m = s.max(x, axis=-1, keepdims=True)
+        return x - m - s.log(s.sum(s.exp(x - m), axis=-1, keepdims=True))
+
+    def log_softmax_np(x):
+        m = x.max(-1, keepdims=True)
+        return x - m - np.log(np.exp(x - m).sum(-1, keepdims=True))
+
+    def layer_norm(x, g, b):
+        return _strata().layer_norm(x, g, b)
+
+    def layer_norm_np(x, g, b):
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + np.float32(1e-5)) * g + b
+
+    def rms_norm(x, g):
+        s = _strata()
+        return x * s.rsqrt(s.mean(x * x, axis=-1, keepdims=True) + 1e-6) * g
+
+    def rms_norm_np(x, g):
+        return x / np.sqrt((x * x).mean(-1, keepdims=True) + np.float32(1e-6)) * g
+
+    common = dict(group="rows", peer="torch.compile", goal=2.0, limit="copy", limit_goal=0.6,
+                  torch_compile=True, bytes=2.0 * 4 * n * n)
+    return [
+        Row(name=f"softmax {n}x{n}", shapes=[(n, n)], strata=softmax, numpy=softmax_np,
+            torch=lambda x: _t().softmax(x, -1), quick=True, **common),
+        Row(name=f"log_softmax {n}x{n}", shapes=[(n, n)], strata=log_softmax,
+            numpy=log_softmax_np, torch=lambda x: _t().log_softmax(x, -1), **common),
+        Row(name=f"layer_norm {n}x{n}", shapes=[(n, n), (n,), (n,)], strata=layer_norm,
+            numpy=layer_norm_np,
+            torch=lambda x, g, b: _f().layer_norm(x, (x.shape[-1],), g, b, 1e-5), **common),
+        Row(name=f"rms_norm {n}x{n}", shapes=[(n, n), (n,)], strata=rms_norm,
+            numpy=rms_norm_np, torch=lambda x, g: _f().rms_norm(x, (x.shape[-1],), g, 1e-6),
+            **common),
+    ]
+
+
+# ---- elementwise ---------------------------------------------------------------------------
+
+def _chain_row(n):
+    def strata_fn(x, w, b):
+        s = _strata()
+        return s.tanh(s.relu(x * w + b) * 0.5 + 0.1) * 2.0
+
+    def numpy_fn(x, w, b):
+        return np.tanh(np.maximum(x * w + b, np.float32(0)) * np.float32(0.5)
+                       + np.float32(0.1)) * np.float32(2)
+
+    def torch_fn(x, w, b):
+        t = _t()
+        return t.tanh(t.relu(x * w + b) * 0.5 + 0.1) * 2.0
+
+    return Row(name=f"chain tanh(relu(x*w+b)*.5+.1)*2 {n}x{n}", group="elementwise",
+               shapes=[(n, n), (n,), (n,)], strata=strata_fn, numpy=numpy_fn, torch=torch_fn,
+               torch_compile=True, bytes=2.0 * 4 * n * n, peer="torch.compile", goal=1.0,
+               limit="copy", limit_goal=0.7, quick=True)
+
+
+# ---- models --------------------------------------------------------------------------------
+
+def _mlp_row():
+    def strata_fn(x, w1, b1, w2):
+        s = _strata()
+        return s.relu(x @ w1 + b1) @ w2
+
+    def numpy_fn(x, w1, b1, w2):
+        return np.maximum(x @ w1 + b1, np.float32(0)) @ w2
+
+    def torch_fn(x, w1, b1, w2):
+        return _t().relu(x @ w1 + b1) @ w2
+
+    m, k, h, n = 256, 1024, 4096, 1024
+    return Row(name=f"MLP relu(x@w1+b1)@w2 {m}x{k}x{h}x{n}", group="models",
+               shapes=[(m, k), (k, h), (h,), (h, n)], strata=strata_fn, numpy=numpy_fn,
+               torch=torch_fn, flops=2.0 * m * h * (k + n), peer="torch", goal=1.0,
+               limit="fma", scale=(1.0, 1 / 32, 1.0, 1 / 64))
+
+
+def _demo_rows():
+    from strata import demo
+
+    rows = []
+    for kind, fn, ref in (("mlp", "mlp", "np_mlp"), ("encoder", "encoder_block",
+                                                     "np_encoder_block")):
+        shapes = [a.shape for a in demo._inputs(np.random.default_rng(0), kind)]
+
+        def inputs(seed=0, kind=kind):
+            return demo._inputs(np.random.default_rng(seed), kind)
+
+        row = Row(name=f"demo {fn}", group="models", shapes=shapes,
+                  strata=getattr(demo, fn), numpy=getattr(demo, ref), peer="numpy",
+                  goal=1.0, quick=kind == "mlp")
+        row.inputs = inputs
+        rows.append(row)
+    return rows
+
+
+def rows() -> list[Row]:
+    return [
+        *[_matmul_row(s, s, s, quick=s == 256) for s in (256, 512, 1024, 2048)],
+        _matmul_row(1000, 1000, 1000, odd=True),
+        _matmul_row(7, 4096, 4096, odd=True),
+        _matmul_row(4096, 7, 4096, odd=True),
+        _matmul_row(512, 512, 512, batch=8),
+        _conv_row(1, 64, 56, 64, 3, 1, quick=True),
+        _conv_row(1, 64, 56, 64, 3, 1, layout="NHWC"),
+        _conv_row(1, 64, 56, 64, 1, 1),
+        _conv_row(1, 64, 56, 128, 3, 2),
+        _conv_row(1, 256, 56, 64, 1, 1),
+        _conv_row(1, 256, 56, 512, 1, 2),
+        _conv_row(1, 128, 28, 128, 3, 1, layout="NHWC"),
+        _conv_row(1, 256, 14, 256, 3, 1),
+        _attention_row(8, 512, 64, quick=True),
+        _attention_row(8, 2048, 64),
+        *_row_kernels(4096),
+        _chain_row(4096),
+        _mlp_row(),
+        *_demo_rows(),
+    ]
+
+
+def by_name(name: str) -> Row:
+    for r in rows():
+        if r.name == name:
+            return r
+    raise KeyError(name)
