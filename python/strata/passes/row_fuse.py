@@ -462,6 +462,8 @@ class _Kernel:
                 scf.YieldOp([tensor.insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
                                                  [1, n], [1, 1])])
+        loop.operation.attributes["strata.row_kernel"] = ir.StringAttr.get(
+            f"{len(self.reductions)} row reduction(s) + elementwise")
         if self.r > 2:
             return tensor.expand_shape(t, loop.results[0], groups, [], self.shape)
         return loop.results[0]

@@ -53,7 +53,10 @@ from .patterns import erase_dead_ops
 from .row_fuse import RowProducer
 from .row_softmax import RowSweep, index, row_slice, softmax_row
 
-__all__ = ["RowKernelsPass", "softmax_kernel_fits"]
+__all__ = ["RowKernelsPass", "softmax_kernel_fits", "KERNEL_MARK"]
+
+# On each row loop: what it computes (strata.explain labels the kernel with it).
+KERNEL_MARK = "strata.row_kernel"
 
 
 def softmax_kernel_fits(op) -> bool:
@@ -176,6 +179,8 @@ class RowKernelsPass(Pass):
                 scf.YieldOp([tensor.insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
                                                  [1, n], [1, 1])])
+        loop.operation.attributes[KERNEL_MARK] = ir.StringAttr.get(
+            "log_softmax" if log else "softmax")
         result = loop.results[0]
         if t.rank == 1:
             result = tensor.collapse_shape(t, result, [[0, 1]])
