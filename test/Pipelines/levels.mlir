@@ -5,8 +5,8 @@
 //
 // RUN: strata-opt %s --compile-to=strata | FileCheck %s --check-prefix=STRATA --implicit-check-not=linalg. --implicit-check-not=memref
 // RUN: strata-opt %s --compile-to=linalg | FileCheck %s --check-prefix=LINALG --implicit-check-not=strata. --implicit-check-not=memref --implicit-check-not=llvm.
-// RUN: strata-opt %s --compile-to=fused | FileCheck %s --check-prefix=FUSED --implicit-check-not=strata. --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
-// RUN: strata-opt %s --compile-to=layout | FileCheck %s --check-prefix=LAYOUT --implicit-check-not=strata. --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=fused | FileCheck %s --check-prefix=FUSED --implicit-check-not='"strata.' --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=layout | FileCheck %s --check-prefix=LAYOUT --implicit-check-not='"strata.' --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
 // RUN: strata-opt %s --compile-to=bufferized | FileCheck %s --check-prefix=BUFFERIZED --implicit-check-not='"strata.' --implicit-check-not=tensor --implicit-check-not=linalg.softmax --implicit-check-not=llvm.
 // RUN: strata-opt %s --compile-to=llvm | FileCheck %s --check-prefix=LLVM --implicit-check-not='"strata.' --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=' vector.' --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=unrealized_conversion_cast
 
