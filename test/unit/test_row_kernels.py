@@ -176,6 +176,27 @@ def test_softmax_written_from_ops(shape, threads, lanes):
                  magnitude=np.abs(xd[finite]) + 1, what="log_softmax")
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [16, 17, 24, 40, 64, 100])
+def test_softmax_of_an_intermediate(n, threads, lanes):
+    """The input is a matmul's result (the output may take its buffer) or an
+    expression computed in the sweeps (x * 0.5 + b), in every tail shape."""
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((37, 8)).astype(np.float32)
+    w = rng.standard_normal((8, n)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    mm = strata.jit(lambda x, w: strata.softmax(x @ w, axis=-1), threads=threads)
+    lmm = strata.jit(lambda x, w: strata.log(strata.softmax(x @ w, axis=-1)), threads=threads)
+    expr = strata.jit(lambda y, b: strata.softmax(y * 0.5 + b, axis=-1), threads=threads)
+    s = x.astype(np.float64) @ w
+    assert_close(mm(x, w), softmax_ref(s), "f32", reduction_length=n, ops=12, what="matmul")
+    assert_close(lmm(x, w), log_softmax_ref(s), "f32", reduction_length=n, ops=12,
+                 magnitude=np.abs(s) + 1, what="log matmul")
+    y = (s * 3).astype(np.float32)
+    assert_close(expr(y, b), softmax_ref(y.astype(np.float64) * 0.5 + b), "f32",
+                 reduction_length=n, ops=6, what="expression")
+
+
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 def test_rows_low_precision(dtype):
     rng = np.random.default_rng(7)
