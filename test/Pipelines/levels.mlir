@@ -5,10 +5,10 @@
 //
 // RUN: strata-opt %s --compile-to=strata | FileCheck %s --check-prefix=STRATA --implicit-check-not=linalg. --implicit-check-not=memref
 // RUN: strata-opt %s --compile-to=linalg | FileCheck %s --check-prefix=LINALG --implicit-check-not=strata. --implicit-check-not=memref --implicit-check-not=llvm.
-// RUN: strata-opt %s --compile-to=fused | FileCheck %s --check-prefix=FUSED --implicit-check-not=strata. --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
-// RUN: strata-opt %s --compile-to=layout | FileCheck %s --check-prefix=LAYOUT --implicit-check-not=strata. --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=fused | FileCheck %s --check-prefix=FUSED --implicit-check-not='"strata.' --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
+// RUN: strata-opt %s --compile-to=layout | FileCheck %s --check-prefix=LAYOUT --implicit-check-not='"strata.' --implicit-check-not=linalg.softmax --implicit-check-not=memref --implicit-check-not=llvm.
 // RUN: strata-opt %s --compile-to=bufferized | FileCheck %s --check-prefix=BUFFERIZED --implicit-check-not='"strata.' --implicit-check-not=tensor --implicit-check-not=linalg.softmax --implicit-check-not=llvm.
-// RUN: strata-opt %s --compile-to=llvm | FileCheck %s --check-prefix=LLVM --implicit-check-not='"strata.' --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=vector. --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=unrealized_conversion_cast
+// RUN: strata-opt %s --compile-to=llvm | FileCheck %s --check-prefix=LLVM --implicit-check-not='"strata.' --implicit-check-not=tensor --implicit-check-not=memref --implicit-check-not=linalg --implicit-check-not=scf. --implicit-check-not=arith. --implicit-check-not=math. --implicit-check-not=' vector.' --implicit-check-not=cf. --implicit-check-not=func. --implicit-check-not=affine. --implicit-check-not=unrealized_conversion_cast
 
 // strata: canonicalized and verified strata ops, nothing lowered.
 // STRATA-LABEL: func.func @f
@@ -30,14 +30,17 @@
 // LINALG: %[[SM:.+]] = linalg.softmax dimension(1) ins(%[[RELU]] : tensor<4x16xf32>)
 // LINALG: return %[[SM]] : tensor<4x16xf32>
 
-// fused: still on tensors; softmax decomposed (its exp is in a generic) and
-// the elementwise ops fused into their consumers.
+// fused: still on tensors; the bias and relu fused into the matmul's tiles, the
+// softmax a row kernel (strata-row-kernels) over vectors that takes the matmul
+// result's buffer.
 // FUSED-LABEL: func.func @f
 // FUSED-SAME: -> tensor<4x16xf32>
 // FUSED: linalg.matmul
-// FUSED: math.exp
+// FUSED: %[[ROWS:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[MM:.+]]) -> (tensor<4x16xf32>)
+// FUSED: vector.reduction <maximumf>
+// FUSED: math.exp %{{.+}} : vector<16xf32>
 // FUSED: arith.divf
-// FUSED: return %{{.+}} : tensor<4x16xf32>
+// FUSED: return %[[ROWS]] : tensor<4x16xf32>
 
 // layout: the same contract as fused.
 // LAYOUT-LABEL: func.func @f
@@ -45,20 +48,22 @@
 // LAYOUT: math.exp
 // LAYOUT: return %{{.+}} : tensor<4x16xf32>
 
-// bufferized: memrefs only, the result is an out-param that the matmul and the
-// softmax steps write in place; the only temporary (a row statistic) is a view of
-// the caller's workspace (strata-workspace), so nothing is malloc'ed or freed.
+// bufferized: memrefs only, the result is an out-param that the matmul, its
+// epilogue and the softmax rows write in place: no temporary, no workspace.
 // BUFFERIZED-LABEL: func.func @f
-// BUFFERIZED-SAME: (%[[X:.+]]: memref<4x8xf32>, %[[W:.+]]: memref<8x16xf32>, %[[B:.+]]: memref<16xf32>, %[[OUT:.+]]: memref<4x16xf32>, %[[WS:.+]]: memref<64xi8>) attributes {strata.workspace = 64 : i64} {
+// BUFFERIZED-SAME: (%[[X:.+]]: memref<4x8xf32>, %[[W:.+]]: memref<8x16xf32>, %[[B:.+]]: memref<16xf32>, %[[OUT:.+]]: memref<4x16xf32>) {
 // BUFFERIZED-NOT: memref.alloc
+// BUFFERIZED-NOT: memref.view
 // BUFFERIZED: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] : memref<4x16xf32>)
-// BUFFERIZED: %[[T:.+]] = memref.view %[[WS]][%{{.+}}][] : memref<64xi8> to memref<4xf32>
 // BUFFERIZED: outs(%[[OUT]] : memref<4x16xf32>)
+// BUFFERIZED: %[[ROW:.+]] = memref.subview %[[OUT]]
+// BUFFERIZED: vector.transfer_read %[[ROW]]
 // BUFFERIZED: arith.divf
+// BUFFERIZED: vector.transfer_write %{{.+}}, %[[ROW]]
 // BUFFERIZED-NOT: memref.dealloc
 // BUFFERIZED: return{{$}}
 
-// llvm: LLVM dialect only; the workspace is one more memref argument, no malloc.
+// llvm: LLVM dialect only, no malloc.
 // LLVM-NOT: llvm.func @malloc
 // LLVM-LABEL: llvm.func @f(
 // LLVM-NOT: llvm.call @malloc

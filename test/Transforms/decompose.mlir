@@ -1,5 +1,18 @@
 // RUN: strata-opt %s --strata-decompose --split-input-file | FileCheck %s
 // RUN: strata-opt %s --strata-decompose --split-input-file | FileCheck %s --check-prefix=GONE
+// RUN: strata-opt %s '--strata-decompose=keep-row-softmax=true' --split-input-file | FileCheck %s --check-prefix=KEEP
+
+// keep-row-softmax: the static f32 last-dim softmaxes (strata-row-kernels' ones) stay,
+// the one over the first dim is decomposed.
+// KEEP-LABEL: func.func @softmax_last_dim
+// KEEP: linalg.softmax dimension(1)
+// KEEP-NOT: linalg.generic
+// KEEP-LABEL: func.func @softmax_first_dim
+// KEEP-NOT: linalg.softmax dimension(0)
+// KEEP: linalg.generic
+// KEEP: math.exp
+// KEEP-LABEL: func.func @another
+// KEEP: linalg.softmax dimension(2)
 
 // No linalg.softmax is left anywhere.
 // GONE-NOT: linalg.softmax

@@ -1,6 +1,8 @@
 // RUN: strata-opt %s --split-input-file --strata-expand-math | FileCheck %s
 // RUN: strata-opt %s --split-input-file '--strata-expand-math=tanh=false' | FileCheck %s --check-prefix=NOTANH
-// RUN: strata-opt %s --split-input-file '--strata-expand-math=exp=false tanh=false' | FileCheck %s --check-prefix=NONE
+// RUN: strata-opt %s --split-input-file '--strata-expand-math=exp=false log=false tanh=false erf=false' | FileCheck %s --check-prefix=NONE
+// RUN: not strata-opt %s '--strata-expand-math=erf=maybe' 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: strata-expand-math: option 'erf' expects true or false, got 'maybe'
 
 #id = affine_map<(d0) -> (d0)>
 
@@ -131,7 +133,7 @@ func.func @tanh_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 #id = affine_map<(d0) -> (d0)>
 
-// Only scalar f32 exp and tanh are rewritten: f16, f64 and vector exp/tanh, and
+// Only f32 (scalar or vector) exp/log/tanh/erf are rewritten: f16 and f64, and
 // other math ops, are left as they are.
 // CHECK-LABEL: func.func @other_types
 // CHECK-NOT: arith.bitcast
@@ -139,13 +141,13 @@ func.func @tanh_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: math.exp %{{.+}} : f16
 // CHECK: math.tanh %{{.+}} : f16
 // CHECK: math.exp %{{.+}} : f64
-// CHECK: math.tanh %{{.+}} : f64
-// CHECK: math.log %{{.+}} : f32
-// CHECK: math.exp %{{.+}} : vector<4xf32>
+// CHECK: math.log %{{.+}} : f64
+// CHECK: math.erf %{{.+}} : f64
+// CHECK: math.sin %{{.+}} : f32
 // CHECK-NOT: arith.bitcast
 // CHECK-NOT: math.fma
 // CHECK: return
-func.func @other_types(%h: tensor<8xf16>, %d: tensor<8xf64>, %f: tensor<8xf32>, %v: vector<4xf32>) -> (tensor<8xf16>, tensor<8xf64>, tensor<8xf32>, vector<4xf32>) {
+func.func @other_types(%h: tensor<8xf16>, %d: tensor<8xf64>, %s: f32) -> (tensor<8xf16>, tensor<8xf64>, f32) {
   %eh = tensor.empty() : tensor<8xf16>
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%h : tensor<8xf16>) outs(%eh : tensor<8xf16>) {
   ^bb0(%in: f16, %out: f16):
@@ -157,17 +159,92 @@ func.func @other_types(%h: tensor<8xf16>, %d: tensor<8xf64>, %f: tensor<8xf32>, 
   %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%d : tensor<8xf64>) outs(%ed : tensor<8xf64>) {
   ^bb0(%in: f64, %out: f64):
     %a = math.exp %in : f64
-    %b = math.tanh %a : f64
-    linalg.yield %b : f64
+    %b = math.log %a : f64
+    %c = math.erf %b : f64
+    linalg.yield %c : f64
   } -> tensor<8xf64>
-  %ef = tensor.empty() : tensor<8xf32>
-  %2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%f : tensor<8xf32>) outs(%ef : tensor<8xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %a = math.log %in : f32
-    linalg.yield %a : f32
-  } -> tensor<8xf32>
-  %3 = math.exp %v : vector<4xf32>
-  return %0, %1, %2, %3 : tensor<8xf16>, tensor<8xf64>, tensor<8xf32>, vector<4xf32>
+  %2 = math.sin %s : f32
+  return %0, %1, %2 : tensor<8xf16>, tensor<8xf64>, f32
+}
+
+// -----
+
+// Vector exp: the same arithmetic on vector<16xf32>, with splat constants and
+// vector<16xi32> exponent bits.
+// CHECK-LABEL: func.func @vector_exp
+// CHECK-SAME: (%[[X:.+]]: vector<16xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[LO:.+]] = arith.constant dense<-87.3365478> : vector<16xf32>
+// CHECK: %[[C:.+]] = arith.maximumf %[[X]], %[[LO]] : vector<16xf32>
+// CHECK: %[[N:.+]] = math.floor %{{.+}} : vector<16xf32>
+// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[BIAS:.+]] = arith.constant dense<127> : vector<16xi32>
+// CHECK: arith.bitcast %{{.+}} : vector<16xi32> to vector<16xf32>
+// CHECK: %[[UNDER:.+]] = arith.cmpf olt, %[[X]], %{{.+}} : vector<16xf32>
+// CHECK: %[[R:.+]] = arith.select %[[UNDER]], %{{.+}}, %{{.+}} : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT: return %[[R]] : vector<16xf32>
+// NONE-LABEL: func.func @vector_exp
+// NONE: math.exp %{{.+}} : vector<16xf32>
+func.func @vector_exp(%v: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.exp %v : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
+// log: exponent and mantissa from the bits (denormals scaled by 2^23 first), f = m - 1
+// on [sqrt(1/2) - 1, sqrt(2) - 1], a degree-8 polynomial, then the special values.
+// CHECK-LABEL: func.func @log_f32
+// CHECK-SAME: (%[[X:.+]]: f32)
+// CHECK-NOT: math.log
+// CHECK: %[[TINY:.+]] = arith.cmpf olt, %[[X]], %{{.+}} : f32
+// CHECK: %[[SCALED:.+]] = arith.mulf %[[X]], %{{.+}} : f32
+// CHECK: %[[XS:.+]] = arith.select %[[TINY]], %[[SCALED]], %[[X]] : f32
+// CHECK: %[[BITS:.+]] = arith.bitcast %[[XS]] : f32 to i32
+// CHECK: %[[SH:.+]] = arith.shrui %[[BITS]], %{{.+}} : i32
+// CHECK: %[[MB:.+]] = arith.andi %[[BITS]], %{{.+}} : i32
+// CHECK: %[[M:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK: %[[LOW:.+]] = arith.cmpf olt, %[[M]], %{{.+}} : f32
+// CHECK-COUNT-8: math.fma %{{.+}} : f32
+// CHECK: %[[INF:.+]] = arith.cmpf oeq, %[[X]], %{{.+}} : f32
+// CHECK: %[[NEG:.+]] = arith.cmpf ult, %[[X]], %{{.+}} : f32
+// CHECK: %[[NAN:.+]] = arith.constant 0x7FC00000 : f32
+// CHECK: %[[ZERO:.+]] = arith.cmpf oeq, %[[X]], %{{.+}} : f32
+// CHECK: %[[MINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[R:.+]] = arith.select %[[ZERO]], %[[MINF]], %{{.+}} : f32
+// CHECK-NEXT: return %[[R]] : f32
+// NONE-LABEL: func.func @log_f32
+// NONE: math.log
+func.func @log_f32(%x: f32) -> f32 {
+  %0 = math.log %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// erf: x + x * poly5(x^2) below 0.875, two degree-9 pieces up to 4, then 1, with x's sign.
+// CHECK-LABEL: func.func @erf_f32
+// CHECK-SAME: (%[[X:.+]]: vector<8xf32>)
+// CHECK-NOT: math.erf
+// CHECK: %[[AX:.+]] = math.absf %[[X]] : vector<8xf32>
+// CHECK: %[[U:.+]] = arith.mulf %[[X]], %[[X]] : vector<8xf32>
+// CHECK-COUNT-5: math.fma %{{.+}}, %[[U]], %{{.+}} : vector<8xf32>
+// CHECK: %[[SMALL:.+]] = math.fma %[[X]], %{{.+}}, %[[X]] : vector<8xf32>
+// CHECK: %[[T1:.+]] = arith.subf %[[AX]], %{{.+}} : vector<8xf32>
+// CHECK-COUNT-9: math.fma %{{.+}}, %[[T1]], %{{.+}} : vector<8xf32>
+// CHECK: %[[T2:.+]] = arith.subf %[[AX]], %{{.+}} : vector<8xf32>
+// CHECK-COUNT-9: math.fma %{{.+}}, %[[T2]], %{{.+}} : vector<8xf32>
+// CHECK: %[[BIG:.+]] = math.copysign %{{.+}}, %[[X]] : vector<8xf32>
+// CHECK: %[[SEL:.+]] = arith.cmpf olt, %[[AX]], %{{.+}} : vector<8xf32>
+// CHECK: %[[R:.+]] = arith.select %[[SEL]], %[[SMALL]], %[[BIG]] : vector<8xi1>, vector<8xf32>
+// CHECK-NEXT: return %[[R]] : vector<8xf32>
+// NOTANH-LABEL: func.func @erf_f32
+// NOTANH-NOT: math.erf
+// NONE-LABEL: func.func @erf_f32
+// NONE: math.erf
+func.func @erf_f32(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.erf %x : vector<8xf32>
+  return %0 : vector<8xf32>
 }
 
 // -----

@@ -1,4 +1,5 @@
-// RUN: strata-opt %s --split-input-file --strata-parallelize=threads=2 | FileCheck %s
+// RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2 vector-width=32' | FileCheck %s
+// RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2 vector-width=1' | FileCheck %s --check-prefix=NOVEC
 // RUN: strata-opt %s --split-input-file --strata-parallelize | FileCheck %s --check-prefix=OFF
 // RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
 // RUN: not strata-opt %s --strata-parallelize=threads=0 2>&1 | FileCheck %s --check-prefix=BAD
@@ -6,13 +7,26 @@
 // BAD: <unknown>:0: error: strata-parallelize: option 'threads' must be at least 1, got 0
 
 // Compute-heavy elementwise op (exp + div per element over 1024x1024: about
-// 8.4M cost units): the rows are split into 2 chunks of an scf.forall.
+// 8.4M cost units): the rows are split into 2 chunks of an scf.forall, and each
+// chunk is tiled by 1 x vector-width and vectorized (LLVM's loop vectorizer
+// gives up inside the outlined parallel function). vector-width=1 leaves the
+// chunk a linalg.generic.
 // CHECK-LABEL: func.func @heavy
-// CHECK: scf.forall (%{{.+}}) in (2) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<1024x1024xf32>)
-// CHECK: tensor.extract_slice %{{.+}}[%{{.+}}, 0] [512, 1024] [1, 1] : tensor<1024x1024xf32> to tensor<512x1024xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<512x1024xf32>) outs(%{{.+}} : tensor<512x1024xf32>)
-// CHECK: math.exp
+// CHECK: scf.forall (%{{.+}}) in (2) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<1024x1024xf32>)
+// CHECK: %[[IN:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0] [512, 1024] [1, 1] : tensor<1024x1024xf32> to tensor<512x1024xf32>
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK: %[[T:.+]] = tensor.extract_slice %[[IN]][%[[I]], %[[J]]] [1, 32] [1, 1]
+// CHECK: %[[V:.+]] = vector.transfer_read %[[T]]{{.*}} : tensor<1x32xf32>, vector<1x32xf32>
+// CHECK: %[[E:.+]] = math.exp %[[V]] : vector<1x32xf32>
+// CHECK: arith.divf %[[V]], %[[E]] : vector<1x32xf32>
+// CHECK: vector.transfer_write
+// CHECK-NOT: linalg.generic
 // CHECK: tensor.parallel_insert_slice
+// NOVEC-LABEL: func.func @heavy
+// NOVEC: scf.forall (%{{.+}}) in (2)
+// NOVEC: linalg.generic {{.*}} ins(%{{.+}} : tensor<512x1024xf32>) outs(%{{.+}} : tensor<512x1024xf32>)
+// NOVEC-NOT: vector.
 // OFF-LABEL: func.func @heavy
 // OFF-NOT: scf.forall
 // LLVM-LABEL: llvm.func @heavy
@@ -73,8 +87,9 @@ func.func @small(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 // -----
 
-// A 0-d operand (a scalar constant) keeps the op whole: in the outlined parallel
-// function it would be reloaded on every element (measured 3.5x slower).
+// A 0-d operand that is not a constant (a function argument) keeps the op whole:
+// in the outlined parallel function it would be reloaded on every element
+// (measured 3.5x slower).
 // CHECK-LABEL: func.func @scalar_operand
 // CHECK-NOT: scf.forall
 // CHECK: math.exp
@@ -87,6 +102,40 @@ func.func @scalar_operand(%x: tensor<1024x1024xf32>, %s: tensor<f32>) -> tensor<
   ^bb0(%in: f32, %k: f32, %out: f32):
     %a = math.exp %in : f32
     %b = arith.divf %a, %k : f32
+    linalg.yield %b : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// A 0-d splat constant operand (the 0.5 of x * 0.5) becomes a scalar constant in
+// the body, and the op is then split (and vectorized) like any other.
+// CHECK-LABEL: func.func @constant_scalar
+// CHECK: %[[HALF:.+]] = arith.constant dense<5.000000e-01> : vector<1x32xf32>
+// CHECK-NOT: tensor<f32>
+// CHECK: scf.forall (%{{.+}}) in (2)
+// CHECK: math.exp
+// CHECK: arith.mulf %{{.+}}, %[[HALF]] : vector<1x32xf32>
+// NOVEC-LABEL: func.func @constant_scalar
+// NOVEC: scf.forall (%{{.+}}) in (2)
+// NOVEC: linalg.generic {{.*}} ins(%{{.+}} : tensor<512x1024xf32>)
+// NOVEC: ^bb0(%[[A:.+]]: f32, %{{.+}}: f32):
+// NOVEC: %[[H:.+]] = arith.constant 5.000000e-01 : f32
+// NOVEC: arith.mulf %{{.+}}, %[[H]] : f32
+// OFF-LABEL: func.func @constant_scalar
+// OFF-NOT: scf.forall
+// OFF: ins(%{{.+}}, %{{.+}} : tensor<1024x1024xf32>, tensor<f32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#sc = affine_map<(d0, d1) -> ()>
+func.func @constant_scalar(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %half = arith.constant dense<5.000000e-01> : tensor<f32>
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %r = linalg.generic {indexing_maps = [#id, #sc, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %half : tensor<1024x1024xf32>, tensor<f32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%in: f32, %k: f32, %out: f32):
+    %a = math.exp %in : f32
+    %b = arith.mulf %a, %k : f32
     linalg.yield %b : f32
   } -> tensor<1024x1024xf32>
   return %r : tensor<1024x1024xf32>

@@ -114,6 +114,8 @@ def _describe(op) -> tuple[str, str]:
                  if o.operation.name.startswith(("linalg.", "strata."))
                  and o.operation.name != "linalg.fill"]
         label = f"{name} (tiled)\\n" + " + ".join(dict.fromkeys(inner))
+        if "strata.row_kernel" in attrs:  # strata-row-kernels / strata-row-fuse
+            label = f"{name} (row kernel)\\n{ir.StringAttr(attrs['strata.row_kernel']).value}"
     elif name == "linalg.transpose":
         kind = "conversion"
         perm = list(ir.DenseI64ArrayAttr(attrs["permutation"])) if "permutation" in attrs else []

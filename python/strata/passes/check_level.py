@@ -24,8 +24,8 @@ LEVEL_NAMES = ["strata", "linalg", "fused", "layout", "bufferized", "llvm"]
 ALLOWED = {
     "strata": {"strata"},
     "linalg": {"linalg", "tensor", "arith", "math"},
-    "fused": {"linalg", "tensor", "arith", "math", "scf", "affine"},
-    "layout": {"linalg", "tensor", "arith", "math", "scf", "affine"},
+    "fused": {"linalg", "tensor", "arith", "math", "scf", "affine", "vector"},  # row kernels
+    "layout": {"linalg", "tensor", "arith", "math", "scf", "affine", "vector"},
     "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},
     "llvm": {"llvm"},
 }

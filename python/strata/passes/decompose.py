@@ -11,7 +11,8 @@ levels only see ops that bufferize and lower to loops:
     %sum = linalg.generic {parallel, reduction} ins(%exp) outs(fill(0)) { addf }
     %0   = linalg.generic {parallel, parallel} ins(%exp, %sum) outs(%e) { divf }
 
-and ``structured.lower_pack`` / ``lower_unpack`` on every ``linalg.pack`` /
+(with ``keep-row-softmax``, the static f32 last-dim ones that strata-row-kernels
+rewrites later in the level are left alone), and ``structured.lower_pack`` / ``lower_unpack`` on every ``linalg.pack`` /
 ``linalg.unpack`` (from strata-layout's pack-matmul), which do not bufferize:
 
     %p = linalg.pack %a padding_value(%z) inner_dims_pos = [0, 1] inner_tiles = [8, 1] into %e
@@ -28,17 +29,19 @@ from mlir import ir
 from mlir.dialects import transform
 from mlir.dialects.transform import structured
 
-from ..codegen.transform import ScriptError, any_op, apply_schedule, match_ops
-from .base import Pass
+from ..codegen.transform import ScriptError, Tags, any_op, apply_schedule, match_tagged
+from .base import Pass, option
 
 __all__ = ["DecomposePass"]
+
+_TAG = "strata.decompose"
 
 def _op_type(name: str) -> ir.Type:
     return transform.OperationType.get(name)
 
 
 def _decompose_softmax(root):
-    softmaxes = match_ops(root, ["linalg.softmax"])
+    softmaxes = match_tagged(root, _TAG, ops=["linalg.softmax"])
     each = transform.ForeachOp([], [softmaxes])
     with ir.InsertionPoint(each.body):
         structured.DecomposeInterfaceOp(any_op(), each.bodyTargets[0])
@@ -65,20 +68,29 @@ class DecomposePass(Pass):
     """Decompose linalg.softmax, linalg.pack and linalg.unpack into ops that bufferize."""
 
     name = "strata-decompose"
+    keep_row_softmax: bool = option(False, help="Leave the softmaxes that strata-row-kernels rewrites")
 
     def run(self, module: ir.Operation) -> None:
         found = {"linalg.softmax": [], "linalg.pack": [], "linalg.unpack": []}
+        if self.keep_row_softmax:
+            from .row_kernels import softmax_kernel_fits
 
         def visit(op):
             if op.name in found:
-                found[op.name].append(op)
+                if not (op.name == "linalg.softmax" and self.keep_row_softmax and
+                        softmax_kernel_fits(op)):
+                    found[op.name].append(op)
             return ir.WalkResult.ADVANCE
 
         module.walk(visit)
-        for name, schedule in (("linalg.softmax", _decompose_softmax),
-                               ("linalg.pack", _lower_packs), ("linalg.unpack", _lower_unpacks)):
-            if found[name]:
-                try:
-                    apply_schedule(module, schedule)
-                except ScriptError as e:
-                    self.fail(found[name][0], f"strata-decompose: {e}")
+        with Tags(module) as tags:
+            for op in found["linalg.softmax"]:
+                tags.add(op, _TAG)
+            for name, schedule in (("linalg.softmax", _decompose_softmax),
+                                   ("linalg.pack", _lower_packs),
+                                   ("linalg.unpack", _lower_unpacks)):
+                if found[name]:
+                    try:
+                        apply_schedule(module, schedule)
+                    except ScriptError as e:
+                        self.fail(found[name][0], f"strata-decompose: {e}")

@@ -33,6 +33,8 @@ from ..passes.fuse import FusePass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_fuse import RowFusePass
+from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.vectorize import VectorizePass
 from ..passes.verify import VerifyPass
@@ -78,7 +80,7 @@ def _fused(p: Pipeline, o: LevelOptions) -> None:
     if o.fusion:  # strata-fuse's report=true also reports the attention decisions
         p.add(AttentionPass(threads=o.threads,
                             report="report=true" in o.fuse_options.split()))
-    p.add(DecomposePass())
+    p.add(DecomposePass(keep_row_softmax=True))
     # convs as im2col + matmuls, before strata-fuse makes its BLAS and epilogue choices
     p.add(ConvToMatmulPass(report=FusePass.from_options(o.fuse_options).report,
                            threads=o.threads, blas=o.blas))
@@ -86,10 +88,14 @@ def _fused(p: Pipeline, o: LevelOptions) -> None:
     blas = f"blas={o.blas}" if o.blas != "never" else ""
     if o.fusion:
         p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads, blas) if t)))
+        p.add(RowKernelsPass(threads=o.threads))
+        p.add(RowFusePass(threads=o.threads))
         p.add("canonicalize, cse")
-    elif blas:  # only the choice between generated code and BLAS calls
-        p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",
-                                                         threads, blas) if t)))
+    else:
+        if blas:  # only the choice between generated code and BLAS calls
+            p.add(FusePass.from_options(" ".join(t for t in ("elementwise=false epilogue=false",
+                                                             threads, blas) if t)))
+        p.add(RowKernelsPass(threads=o.threads, fuse=False))
 
 
 def _layout(p: Pipeline, o: LevelOptions) -> None:

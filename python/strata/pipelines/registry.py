@@ -23,6 +23,8 @@ from ..passes.gpu.map import GpuMapPass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_fuse import RowFusePass
+from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.unique_results import UniqueResultsPass
 from ..passes.vectorize import LowerVectorsPass, VectorizePass
@@ -39,7 +41,7 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     FusePass, LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass,
     BufferizePass, UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass,
     LowerToLLVMPass, CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass,
-    GpuPipeline)}
+    GpuPipeline, RowKernelsPass, RowFusePass)}
 
 
 def is_strata_pass(name: str) -> bool:
