@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
 from mlir import ir
 
-__all__ = ["user_frame", "user_location", "location_text", "position"]
+__all__ = ["user_frame", "user_location", "location_text", "position", "source_location"]
+
+# (file, line, col) that importers (strata.torch) set for the ops they build: the location
+# of the source the op came from, in place of the calling Python frame.
+_SOURCE: list = []
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,7 +43,20 @@ def position(frame):
     return frame.f_code.co_filename, line, col
 
 
+@contextlib.contextmanager
+def source_location(filename: str, line: int, col: int = 1):
+    """Within this block, ops built through the frontend are located at ``filename:line:col``
+    (an importer's source position) instead of at the calling Python line."""
+    _SOURCE.append((filename, int(line), int(col)))
+    try:
+        yield
+    finally:
+        _SOURCE.pop()
+
+
 def location_text() -> str:
+    if _SOURCE:
+        return "%s:%d:%d" % _SOURCE[-1]
     frame = user_frame()
     if frame is None:
         return "<unknown>"
@@ -48,6 +66,8 @@ def location_text() -> str:
 
 def user_location() -> ir.Location:
     """An ``ir.Location`` for the user's line that is calling into strata now."""
+    if _SOURCE:
+        return ir.Location.file(*_SOURCE[-1])
     frame = user_frame()
     if frame is None:
         return ir.Location.unknown()
