@@ -338,6 +338,51 @@ def _cat(node, tensors, dim=0):
     return S.concat(parts, axis=dim % parts[0].ndim)
 
 
+def _split_with_sizes(node, self, split_sizes, dim=0):
+    dim %= self.ndim
+    out, start = [], 0
+    for size in split_sizes:
+        out.append(_slice(node, self, dim, start, start + size, 1))
+        start += size
+    return tuple(out)
+
+
+def _split(node, self, split_size, dim=0):
+    dim %= self.ndim
+    total = self.shape[dim]
+    sizes = [min(split_size, total - s) for s in range(0, total, split_size)] or [0]
+    return _split_with_sizes(node, self, sizes, dim)
+
+
+def _unbind(node, self, dim=0):
+    dim %= self.ndim
+    shape = [d for i, d in enumerate(self.shape) if i != dim]
+    return tuple(S.reshape(_slice(node, self, dim, i, i + 1, 1), shape)
+                 for i in range(self.shape[dim]))
+
+
+def _bitwise_not(node, self):
+    if self.dtype == "i1":
+        return S.equal(S.cast(self, "i32"), 0)
+    return S.sub(S.neg(self), 1)  # ~x == -x - 1 in two's complement
+
+
+def _logical_not(node, self):
+    return S.equal(S.cast(self, "i32") if self.dtype == "i1" else self, 0)
+
+
+def _truth(x):
+    return S.cast(x, "i32") if x.dtype == "i1" else S.cast(S.not_equal(x, 0), "i32")
+
+
+def _logical_and(node, self, other):
+    return S.not_equal(S.mul(_truth(self), _truth(other)), 0)
+
+
+def _logical_or(node, self, other):
+    return S.not_equal(S.maximum(_truth(self), _truth(other)), 0)
+
+
 def _identity(node, self, *rest, **kw):
     return self
 
@@ -420,7 +465,9 @@ CONVERTERS = {
     "view": _view, "_unsafe_view": _view, "reshape": _view, "permute": _permute, "t": _t,
     "transpose": _transpose, "expand": _expand, "unsqueeze": _reshape_to_node,
     "squeeze": _reshape_to_node, "flatten": _reshape_to_node, "slice": _slice,
-    "select": _select, "cat": _cat,
+    "select": _select, "cat": _cat, "split_with_sizes": _split_with_sizes, "split": _split,
+    "unbind": _unbind, "bitwise_not": _bitwise_not, "logical_not": _logical_not,
+    "logical_and": _logical_and, "logical_or": _logical_or,
     "clone": _identity, "alias": _identity, "detach": _identity, "contiguous": _identity,
     "lift_fresh_copy": _identity, "_to_copy": _to_copy, "to": _to_copy,
     "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(

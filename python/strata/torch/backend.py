@@ -128,9 +128,9 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None
 
 
 def _decompositions():
-    from torch._decomp import core_aten_decompositions
+    from .decompositions import decompositions
 
-    return core_aten_decompositions()
+    return decompositions()
 
 
 def strata_backend(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None = None,
