@@ -79,15 +79,17 @@ class StrataSubgraph(torch.nn.Module):
 
         self.module = import_graph(gm, "main")
         self.program = strata_compile(self.module, **options)
+        specs = self.program._signatures["main"][0]
+        # compiled now, for the static shapes Dynamo guards: a failure leaves this part eager
+        self.compiled = self.program._get("main", [(tuple(s), d) for s, d in specs])
         out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
         self.single = not isinstance(out, (tuple, list))
         outs = [out] if self.single else list(out)
         self.out_dtypes = [o.meta["val"].dtype for o in outs]
 
     def forward(self, *tensors):
-        results = self.program(*[to_numpy(t) for t in tensors])
-        if not isinstance(results, tuple):
-            results = (results,)
+        # Dynamo's guards hold shapes and dtypes: the arrays fit the compiled signature
+        results = self.compiled.run([to_numpy(t) for t in tensors])
         outs = tuple(from_numpy(r, d) for r, d in zip(results, self.out_dtypes, strict=True))
         return outs[0] if self.single else outs
 
