@@ -56,7 +56,8 @@ def source_location(filename: str, line: int, col: int = 1):
 
 def location_text() -> str:
     if _SOURCE:
-        return "%s:%d:%d" % _SOURCE[-1]
+        filename, line, col = _SOURCE[-1]
+        return f"{filename}:{line}:{col}"
     frame = user_frame()
     if frame is None:
         return "<unknown>"

@@ -1,8 +1,8 @@
 """strata's PyTorch front end: ``torch.export`` import, the Dynamo backend, explain.
 
-    m = strata.from_torch(torch.export.export(model.eval(), (x,)))   # a strata.Module
-    fast = torch.compile(model, backend="strata")                    # after pip install strata[torch]
-    print(strata.torch.explain(model, x))                            # subgraphs and graph breaks
+    m = strata.from_torch(torch.export.export(model.eval(), (x,)))  # a strata.Module
+    fast = torch.compile(model, backend="strata")   # after pip install strata[torch]
+    print(strata.torch.explain(model, x))           # subgraphs and graph breaks
 
 This package imports torch (``import strata`` does not): absolute ``import torch`` inside
 it names PyTorch, not this package.

@@ -383,6 +383,16 @@ def _logical_or(node, self, other):
     return S.not_equal(S.maximum(_truth(self), _truth(other)), 0)
 
 
+def _any(node, self, dim=None, keepdim=False):
+    axes = _dims(dim, self.ndim)
+    return S.not_equal(S.max(_truth(self), axis=axes, keepdims=keepdim), 0)
+
+
+def _all(node, self, dim=None, keepdim=False):
+    axes = _dims(dim, self.ndim)
+    return S.equal(S.max(S.sub(1, _truth(self)), axis=axes, keepdims=keepdim), 0)
+
+
 def _identity(node, self, *rest, **kw):
     return self
 
@@ -467,7 +477,7 @@ CONVERTERS = {
     "squeeze": _reshape_to_node, "flatten": _reshape_to_node, "slice": _slice,
     "select": _select, "cat": _cat, "split_with_sizes": _split_with_sizes, "split": _split,
     "unbind": _unbind, "bitwise_not": _bitwise_not, "logical_not": _logical_not,
-    "logical_and": _logical_and, "logical_or": _logical_or,
+    "logical_and": _logical_and, "logical_or": _logical_or, "any": _any, "all": _all,
     "clone": _identity, "alias": _identity, "detach": _identity, "contiguous": _identity,
     "lift_fresh_copy": _identity, "_to_copy": _to_copy, "to": _to_copy,
     "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(

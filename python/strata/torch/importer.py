@@ -54,7 +54,7 @@ def _name(text: str, taken: set) -> str:
 
 def _location_text(node) -> str:
     loc = node_location(node)
-    return "%s:%d:%d" % loc if loc else f"<torch node {node.name}>"
+    return f"{loc[0]}:{loc[1]}:{loc[2]}" if loc else f"<torch node {node.name}>"
 
 
 def import_graph(gm: torch.fx.GraphModule, name: str = "main", *,
