@@ -8,10 +8,10 @@ import torch.nn.functional as F
 
 
 class MLP(nn.Module):
-    def __init__(self):
+    def __init__(self, d_in=24, hidden=64, d_out=10):
         super().__init__()
-        self.fc1 = nn.Linear(24, 64)
-        self.fc2 = nn.Linear(64, 10)
+        self.fc1 = nn.Linear(d_in, hidden)
+        self.fc2 = nn.Linear(hidden, d_out)
 
     def forward(self, x):
         return self.fc2(F.gelu(self.fc1(x)).relu())
@@ -34,13 +34,13 @@ class BasicBlock(nn.Module):
 
 
 class SmallCNN(nn.Module):
-    def __init__(self):
+    def __init__(self, c=8, classes=5):
         super().__init__()
-        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
-        self.bn1 = nn.BatchNorm2d(8)
-        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
-        self.bn2 = nn.BatchNorm2d(16)
-        self.fc = nn.Linear(16, 5)
+        self.conv1 = nn.Conv2d(3, c, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.conv2 = nn.Conv2d(c, 2 * c, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(2 * c)
+        self.fc = nn.Linear(2 * c, classes)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
@@ -81,8 +81,8 @@ class GPTBlock(nn.Module):
         return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
 
-def encoder_layer():
-    return nn.TransformerEncoderLayer(32, 4, 64, dropout=0.1, batch_first=True,
+def encoder_layer(d=32, heads=4, ff=64):
+    return nn.TransformerEncoderLayer(d, heads, ff, dropout=0.1, batch_first=True,
                                       activation="gelu")
 
 
