@@ -41,6 +41,7 @@ class SubgraphRecord:
     ops: list  # the ATen ops, as "aten.addmm.default"
     reasons: list = dataclasses.field(default_factory=list)  # (op, why, "file:line")
     error: str | None = None  # strata failed to compile it (it then runs eagerly)
+    compiled: object = None  # the StrataSubgraph that runs it (its module, program)
 
 
 @dataclasses.dataclass
@@ -119,7 +120,8 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None
         rec = SubgraphRecord("strata", [_op_name(n) for n in sub.graph.nodes
                                         if n.op == "call_function"])
         try:
-            setattr(fused, node.target, StrataSubgraph(sub, options))
+            rec.compiled = StrataSubgraph(sub, options)
+            setattr(fused, node.target, rec.compiled)
         except StrataError as e:  # left to eager PyTorch, and said so
             rec.kind, rec.error = "eager", str(e)
         records.append(rec)
