@@ -135,6 +135,15 @@ def _unary(fn):
     return lambda node, self: fn(_cast_to(self, _out_dtype(node)))
 
 
+def _rounding(fn):
+    def convert(node, self, decimals=0):
+        if decimals:
+            raise NotImplementedError("round with decimals")
+        return self if self.dtype == "i32" else fn(self)  # integers are already whole
+
+    return convert
+
+
 def _gelu(node, self, approximate="none"):
     return S.gelu(self, approximate=approximate)
 
@@ -462,6 +471,8 @@ CONVERTERS = {
     "neg": _unary(S.neg), "abs": _unary(S.abs), "exp": _unary(S.exp), "log": _unary(S.log),
     "sqrt": _unary(S.sqrt), "rsqrt": _unary(S.rsqrt), "tanh": _unary(S.tanh),
     "sigmoid": _unary(S.sigmoid), "relu": _unary(S.relu), "gelu": _gelu,
+    "erf": _unary(S.erf), "sin": _unary(S.sin), "cos": _unary(S.cos), "sign": _unary(S.sign),
+    "floor": _rounding(S.floor), "ceil": _rounding(S.ceil), "round": _rounding(S.round),
     "reciprocal": _reciprocal, "clamp": _clamp, "clamp_min": lambda n, self, min: _clamp(
         n, self, min=min), "clamp_max": lambda n, self, max: _clamp(n, self, max=max),
     "eq": _compare(S.equal), "ne": _compare(S.not_equal), "lt": _compare(S.less),
@@ -564,6 +575,8 @@ def unsupported(node) -> str | None:
     if name in ("_adaptive_avg_pool2d", "adaptive_avg_pool2d"):
         if list(node.meta["val"].shape[2:]) != [1, 1]:
             return f"aten.{name}: output size other than 1x1"
+    if name == "round" and args.get("decimals"):
+        return "aten.round: decimals other than 0"
     if name == "div" and args.get("rounding_mode") == "trunc":
         return "aten.div: rounding_mode='trunc'"
     if name == "_native_batch_norm_legit_no_training" and _used_outputs(node) & {1, 2}:
