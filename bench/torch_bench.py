@@ -97,11 +97,11 @@ def table(results: dict) -> str:
              "inductor cold | strata cold | strata / inductor cold | strata max rel. error |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in results.items():
-        def cell(system, key):
+        def cell(system, key, r=r):
             v = r.get(system, {})
             return v["error"] if "error" in v else _ms(v[key])
 
-        def ratio(key):
+        def ratio(key, r=r):
             a, b = r.get("strata", {}), r.get("inductor", {})
             return f"{a[key] / b[key]:.2f}" if key in a and key in b else "-"
 

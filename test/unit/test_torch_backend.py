@@ -104,3 +104,20 @@ def test_changing_batch_size_stays_correct():
             assert _error(compiled(x), model(x)) <= 1e-4
     reasons = [why for g in record for s in g.subgraphs for _, why, _ in s.reasons]
     assert all("symbolic" in why for why in reasons)
+
+
+class _Unary(torch.nn.Module):
+    def forward(self, x):
+        return (torch.erf(x) + torch.sin(x) * torch.cos(x) + torch.floor(x) + torch.ceil(x)
+                + torch.round(x) + torch.sign(x))
+
+
+def test_math_ops_run_in_strata():
+    model = _Unary()
+    x = torch.randn(4, 9) * 3
+    record = []
+    with torch.no_grad():
+        got = _compile(model, record)(x)
+    assert _error(got, model(x)) <= 1e-5
+    (sub,) = [s for g in record for s in g.subgraphs]
+    assert sub.kind == "strata" and sub.error is None
