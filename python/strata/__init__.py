@@ -42,6 +42,7 @@ _LAZY = {
     "parse": "strata.runtime.api",
     "export_library": "strata.runtime.export",
     "show": "strata.explain.show",
+    "bisect": "strata.explain.bisect",
     "from_torch": "strata.torch.importer",
 }
 
