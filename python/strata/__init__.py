@@ -43,7 +43,7 @@ _LAZY = {
     "export_library": "strata.runtime.export",
     "show": "strata.explain.show",
     "bisect": "strata.explain.bisect",
-    "from_torch": "strata.torch.importer",
+    "from_torch": "strata.torch",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

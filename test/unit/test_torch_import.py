@@ -109,3 +109,12 @@ def test_strata_torch_is_not_shadowing_torch():
     import strata.torch.aten_ops as a
 
     assert a.torch is torch and not torch.__name__.startswith("strata")
+
+
+def test_without_torch_a_clear_error():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import strata\n"
+            "try:\n    strata.from_torch\nexcept strata.StrataError as e:\n    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT)
+    assert "strata.from_torch needs PyTorch, which is not installed" in r.stdout, r.stderr

@@ -29,7 +29,16 @@ def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'strata.torch' has no attribute '{name}'")
-    value = getattr(importlib.import_module(module), name)
+    try:
+        loaded = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name != "torch":
+            raise
+        from ..errors import StrataError
+
+        raise StrataError(f"strata.{name} needs PyTorch, which is not installed (pip install "
+                          "'strata[torch]')", location="<import>") from None
+    value = getattr(loaded, name)
     globals()[name] = value
     return value
 
