@@ -63,16 +63,26 @@ def worker(name: str, system: str, budget: float) -> dict:
     from strata.runtime.measure import per_call
 
     model, inputs = build(name)
+    record: list = []
+    backend = "inductor"
+    if system == "strata":
+        from strata.torch.backend import strata_backend
+
+        def backend(gm, example_inputs):  # the registered backend, recording its split
+            return strata_backend(gm, example_inputs, record=record)
+
     with torch.no_grad():
         want = model(*inputs)
-        fn = model if system == "eager" else torch.compile(
-            model, backend="inductor" if system == "inductor" else "strata")
+        fn = model if system == "eager" else torch.compile(model, backend=backend)
         start = time.perf_counter()
         got = fn(*inputs)
         cold = time.perf_counter() - start
         warm = per_call(fn, inputs, budget=budget)
     err = ((got - want).abs().max() / max(1.0, want.abs().max().item())).item()
-    return {"cold": cold, "warm": warm, "err": err}
+    subgraphs = [sub for g in record for sub in g.subgraphs]
+    eager = sum(len(sub.ops) for sub in subgraphs if sub.kind == "eager")
+    total = sum(len(sub.ops) for sub in subgraphs)
+    return {"cold": cold, "warm": warm, "err": err, "eager_ops": eager, "ops": total}
 
 
 def _run(name, system, budget):
@@ -106,10 +116,13 @@ def table(results: dict) -> str:
             return f"{a[key] / b[key]:.2f}" if key in a and key in b else "-"
 
         err = r.get("strata", {}).get("err")
+        eager = r.get("strata", {}).get("eager_ops")
         lines.append(f"| {name} | {cell('eager', 'warm')} | {cell('inductor', 'warm')} | "
                      f"{cell('strata', 'warm')} | {ratio('warm')} | {cell('inductor', 'cold')} | "
                      f"{cell('strata', 'cold')} | {ratio('cold')} | "
-                     f"{'-' if err is None else f'{err:.1e}'} |")
+                     f"{'-' if err is None else f'{err:.1e}'}"
+                     + (f" ({eager} of {r['strata']['ops']} ATen ops ran eagerly)" if eager
+                        else "") + " |")
     return "\n".join(lines)
 
 
