@@ -120,6 +120,17 @@ def Strata_TanhOp : Strata_UnaryOp<"tanh", "tanh(x)", "Floating-point inputs onl
 def Strata_SigmoidOp : Strata_UnaryOp<"sigmoid", "1 / (1 + e ** -x)",
     "Floating-point inputs only.">;
 def Strata_ReluOp : Strata_UnaryOp<"relu", "max(x, 0)">;
+def Strata_ErfOp : Strata_UnaryOp<"erf", "erf(x)", "Floating-point inputs only.">;
+def Strata_SinOp : Strata_UnaryOp<"sin", "sin(x)", "Floating-point inputs only.">;
+def Strata_CosOp : Strata_UnaryOp<"cos", "cos(x)", "Floating-point inputs only.">;
+def Strata_FloorOp : Strata_UnaryOp<"floor", "floor(x)",
+    "Floating-point inputs only; the largest integer not above `x`, as a float.">;
+def Strata_CeilOp : Strata_UnaryOp<"ceil", "ceil(x)",
+    "Floating-point inputs only; the smallest integer not below `x`, as a float.">;
+def Strata_RoundOp : Strata_UnaryOp<"round", "round(x)",
+    "Floating-point inputs only; halfway cases round to even, as numpy's `round`.">;
+def Strata_SignOp : Strata_UnaryOp<"sign", "sign(x)",
+    "-1, 0 or 1 in the input's type; `sign(NaN) = NaN` and `sign(-0.0) = -0.0`, as numpy.">;
 
 def Strata_GeluOp : Strata_Op<"gelu"> {
   let summary = "elementwise GELU activation";

@@ -23,7 +23,8 @@ _OPS = [
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
-    "max_pool2d", "avg_pool2d", "constant", "cast",
+    "max_pool2d", "avg_pool2d", "constant", "cast", "erf", "sin", "cos", "floor", "ceil", "round",
+    "sign",
 ]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},
@@ -42,6 +43,7 @@ _LAZY = {
     "export_library": "strata.runtime.export",
     "show": "strata.explain.show",
     "bisect": "strata.explain.bisect",
+    "from_torch": "strata.torch",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

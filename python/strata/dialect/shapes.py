@@ -93,7 +93,8 @@ def elementwise(op: str, lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str)
     return broadcast_shapes(op, lhs, rhs), dtype
 
 
-FLOAT_ONLY_UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "gelu")
+FLOAT_ONLY_UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "gelu", "erf", "sin",
+                    "cos", "floor", "ceil", "round")
 
 
 def unary(op: str, shape: Shape, dtype: str, approximate: str = "none"):
@@ -343,7 +344,8 @@ def cast(shape: Shape, dtype: str, target_dtype: str):
 
 
 BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
-UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
+UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
+             "erf", "sin", "cos", "floor", "ceil", "round", "sign")
 REDUCE_OPS = ("sum", "max", "mean")
 POOL_OPS = ("max_pool2d", "avg_pool2d")
 

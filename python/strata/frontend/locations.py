@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
-import os
-import sys
+__all__ = ["user_frame", "user_location", "location_text", "position", "source_location"]
 
-__all__ = ["user_frame", "user_location", "location_text", "position"]
+# (file, line, col) that importers (strata.torch) set for the ops they build: the location
+# of the source the op came from, in place of the calling Python frame.
+_SOURCE: list = []
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Modules of the package that are user programs written with strata's API (the demo's
@@ -45,7 +49,21 @@ def position(frame):
     return frame.f_code.co_filename, line, col
 
 
+@contextlib.contextmanager
+def source_location(filename: str, line: int, col: int = 1):
+    """Within this block, ops built through the frontend are located at ``filename:line:col``
+    (an importer's source position) instead of at the calling Python line."""
+    _SOURCE.append((filename, int(line), int(col)))
+    try:
+        yield
+    finally:
+        _SOURCE.pop()
+
+
 def location_text() -> str:
+    if _SOURCE:
+        filename, line, col = _SOURCE[-1]
+        return f"{filename}:{line}:{col}"
     frame = user_frame()
     if frame is None:
         return "<unknown>"
@@ -57,6 +75,8 @@ def user_location() -> ir.Location:
     """An ``ir.Location`` for the user's line that is calling into strata now."""
     from mlir import ir
 
+    if _SOURCE:
+        return ir.Location.file(*_SOURCE[-1])
     frame = user_frame()
     if frame is None:
         return ir.Location.unknown()

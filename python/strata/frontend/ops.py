@@ -39,7 +39,8 @@ __all__ = [
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
-    "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr",
+    "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
+    "ceil", "round", "sign",
 ]
 
 
@@ -269,6 +270,13 @@ rsqrt = _make_unary("rsqrt", "Elementwise ``1 / sqrt(x)``.")
 tanh = _make_unary("tanh", "Elementwise hyperbolic tangent.")
 sigmoid = _make_unary("sigmoid", "Elementwise ``1 / (1 + e ** -x)``.")
 relu = _make_unary("relu", "Elementwise ``max(x, 0)``.")
+erf = _make_unary("erf", "Elementwise error function.")
+sin = _make_unary("sin", "Elementwise sine.")
+cos = _make_unary("cos", "Elementwise cosine.")
+floor = _make_unary("floor", "Elementwise floor (floats only).")
+ceil = _make_unary("ceil", "Elementwise ceiling (floats only).")
+round = _make_unary("round", "Elementwise rounding, halves to even as numpy (floats only).")  # noqa: A001
+sign = _make_unary("sign", "Elementwise -1, 0 or 1 (NaN stays NaN).")
 
 
 @_user_errors

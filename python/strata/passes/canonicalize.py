@@ -37,7 +37,8 @@ __all__ = ["CanonicalizePass"]
 _FOLDERS = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "maximum": np.maximum,
     "minimum": np.minimum, "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log,
-    "sqrt": np.sqrt, "tanh": np.tanh, "relu": lambda x: np.maximum(x, 0),
+    "sqrt": np.sqrt, "tanh": np.tanh, "relu": lambda x: np.maximum(x, 0), "sin": np.sin,
+    "cos": np.cos, "floor": np.floor, "ceil": np.ceil, "round": np.round, "sign": np.sign,
 }
 _IDENTITY = {"mul": (1, "both"), "div": (1, "rhs"), "add": (0, "both"), "sub": (0, "rhs")}
 

@@ -35,7 +35,8 @@ from .lowering.common import LoweringError
 __all__ = ["ToLinalgPass", "lower_op"]
 
 _BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
-_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu")
+_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "erf",
+          "sin", "cos", "floor", "ceil", "round", "sign")
 
 _TABLE = {
     **{n: (lambda op, n=n: elementwise.lower_binary(op, n)) for n in _BINARY},

@@ -79,14 +79,23 @@ def _unary_scalar(name, x, approximate="none"):
             return arith.divf(one, arith.addf(one, math.exp(arith.negf(x))))
         if name == "gelu":
             return _gelu(x, approximate)
+        if name == "sign":  # NaN and -0.0 pass through, as numpy's sign
+            one, zero = scalar(t, 1.0), scalar(t, 0.0)
+            neg = arith.select(_cmpf("OLT", x, zero), scalar(t, -1.0), x)
+            return arith.select(_cmpf("OGT", x, zero), one, neg)
         return {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "rsqrt": math.rsqrt,
-                "tanh": math.tanh}[name](x)
+                "tanh": math.tanh, "erf": math.erf, "sin": math.sin, "cos": math.cos,
+                "floor": math.floor, "ceil": math.ceil, "round": math.roundeven}[name](x)
     if name == "neg":
         return arith.subi(scalar(t, 0), x)
     if name == "abs":
         return math.absi(x)
     if name == "relu":
         return arith.maxsi(x, scalar(t, 0))
+    if name == "sign":
+        zero = scalar(t, 0)
+        neg = arith.select(_cmpi("slt", x, zero), scalar(t, -1), zero)
+        return arith.select(_cmpi("sgt", x, zero), scalar(t, 1), neg)
     raise AssertionError(name)
 
 

@@ -1,0 +1,613 @@
+"""Core ATen ops as strata frontend ops: the table the importer and the partitioner share.
+
+Each converter takes the node's arguments by their schema names (``normalize_function``),
+with tensors already converted to strata Tensors, and returns a Tensor or a tuple of them
+(for ops with several results, such as ``native_layer_norm``). ``unsupported(node)`` says
+why a node cannot be converted (or None): the Dynamo backend leaves such nodes to eager
+PyTorch and ``strata.torch.explain`` reports the reason.
+
+    %addmm = aten.addmm.default(%b, %x, %w_t)   ->   strata.matmul + strata.add
+    %ln = aten.native_layer_norm.default(...)   ->   strata.layer_norm (mean/rstd on demand)
+
+Integer tensors are int32 inside strata (int64 tensors are narrowed at the boundary).
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+
+import numpy as np
+import torch
+
+from ..frontend import ops as S
+from ..frontend.tensor import Tensor
+
+__all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "node_location",
+           "is_foldable"]
+
+_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+           torch.int32: "i32", torch.int64: "i32", torch.bool: "i1"}
+
+
+def strata_dtype(dtype: torch.dtype) -> str | None:
+    """The strata dtype that holds a torch dtype (int64 narrows to i32), or None."""
+    return _DTYPES.get(dtype)
+
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+def node_location(node) -> tuple[str, int, int] | None:
+    """``(file, line, col)`` of the user's code that made ``node``: the innermost frame of
+    its stack trace outside torch itself (``nn.Linear``'s call site, not linear.py)."""
+    trace = node.meta.get("stack_trace") or ""
+    frames = []
+    for line in trace.splitlines():
+        line = line.strip()
+        if line.startswith('File "'):
+            try:
+                path, rest = line[6:].split('", line ', 1)
+                frames.append((path, int(rest.split(",", 1)[0]), 1))
+            except ValueError:
+                continue
+    user = [f for f in frames if not os.path.abspath(f[0]).startswith(_TORCH_DIR)]
+    return (user or frames or [None])[-1]
+
+
+def _out_dtype(node, index=None) -> str:
+    val = node.meta.get("val")
+    if index is not None:
+        val = val[index]
+    return strata_dtype(val.dtype)
+
+
+def _cast_to(x, dtype):
+    if isinstance(x, Tensor) and x.dtype != dtype:
+        if dtype == "i1":
+            return S.not_equal(x, 0)
+        return S.cast(x, dtype)
+    return x
+
+
+def _scalar(v):
+    if isinstance(v, bool):
+        return int(v)
+    return v
+
+
+def _operands(node, *values):
+    """Tensors in the node's result dtype (torch promotes, strata's ops do not)."""
+    dtype = _out_dtype(node)
+    return [_cast_to(v, dtype) if isinstance(v, Tensor) else _scalar(v) for v in values]
+
+
+def _with_tensor(node, fn, a, b):
+    """``fn(a, b)`` where at least one side must be a Tensor (else a rank-0 constant)."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = S.constant(np.array(a, _np(node)), _out_dtype(node))
+    return fn(*_operands(node, a, b))
+
+
+def _np(node):
+    dtype = _out_dtype(node)
+    return {"f32": np.float32, "f16": np.float16, "bf16": np.float32, "i32": np.int32,
+            "i1": np.bool_}[dtype]
+
+
+# --- elementwise -------------------------------------------------------------------------
+
+
+def _add(node, self, other, alpha=1):
+    if alpha != 1:
+        other = S.mul(*_operands(node, other, alpha)) if isinstance(other, Tensor) else \
+            other * alpha
+    return _with_tensor(node, S.add, self, other)
+
+
+def _sub(node, self, other, alpha=1):
+    if alpha != 1:
+        other = S.mul(*_operands(node, other, alpha)) if isinstance(other, Tensor) else \
+            other * alpha
+    return _with_tensor(node, S.sub, self, other)
+
+
+def _rsub(node, self, other, alpha=1):
+    return _sub(node, other, self, alpha) if alpha == 1 else _with_tensor(
+        node, S.sub, other, S.mul(*_operands(node, self, alpha)))
+
+
+def _div(node, self, other, rounding_mode=None):
+    if rounding_mode == "floor":
+        return _with_tensor(node, S.floor_divide, self, other)
+    if rounding_mode is not None:
+        raise NotImplementedError(f"div with rounding_mode='{rounding_mode}'")
+    dtype = _out_dtype(node)
+    a, b = (_cast_to(v, dtype) if isinstance(v, Tensor) else v for v in (self, other))
+    return S.div(a, b)
+
+
+def _binary(fn):
+    return lambda node, self, other: _with_tensor(node, fn, self, other)
+
+
+def _unary(fn):
+    return lambda node, self: fn(_cast_to(self, _out_dtype(node)))
+
+
+def _rounding(fn):
+    def convert(node, self, decimals=0):
+        if decimals:
+            raise NotImplementedError("round with decimals")
+        return self if self.dtype == "i32" else fn(self)  # integers are already whole
+
+    return convert
+
+
+def _gelu(node, self, approximate="none"):
+    return S.gelu(self, approximate=approximate)
+
+
+def _reciprocal(node, self):
+    return S.div(_operands(node, 1.0)[0], _cast_to(self, _out_dtype(node)))
+
+
+def _clamp(node, self, min=None, max=None):  # noqa: A002 - schema names
+    x = _cast_to(self, _out_dtype(node))
+    if min is not None:
+        x = S.maximum(*_operands(node, x, min))
+    if max is not None:
+        x = S.minimum(*_operands(node, x, max))
+    return x
+
+
+def _compare(fn):
+    def convert(node, self, other):
+        dtypes = [v.dtype for v in (self, other) if isinstance(v, Tensor)]
+        a, b = self, other
+        if len(set(dtypes)) > 1:
+            common = torch.promote_types(*(a_.meta["val"].dtype for a_ in node.args[:2]))
+            a, b = _cast_to(a, strata_dtype(common)), _cast_to(b, strata_dtype(common))
+        if isinstance(b, float) and isinstance(a, Tensor) and a.dtype in ("i32", "i1"):
+            a = S.cast(a, "f32")
+        if isinstance(a, Tensor) and a.dtype == "i1":
+            a = S.cast(a, "i32")
+        if isinstance(b, Tensor) and b.dtype == "i1":
+            b = S.cast(b, "i32")
+        return fn(a, _scalar(b))
+
+    return convert
+
+
+def _where(node, condition, self, other):
+    dtype = _out_dtype(node)
+    t, f = (_cast_to(v, dtype) if isinstance(v, Tensor) else _scalar(v) for v in (self, other))
+    if not isinstance(t, Tensor) and not isinstance(f, Tensor):
+        t = S.constant(np.array(t, _np(node)), dtype)
+    return S.where(_cast_to(condition, "i1"), t, f)
+
+
+def _pow(node, self, exponent):
+    if isinstance(exponent, (int, float)) and exponent == 2 and isinstance(self, Tensor):
+        x = _cast_to(self, _out_dtype(node))
+        return S.mul(x, x)
+    return _with_tensor(node, S.pow, self, exponent)
+
+
+# --- contractions ---------------------------------------------------------------------------
+
+
+def _mm(node, self, mat2):
+    return S.matmul(*_operands(node, self, mat2))
+
+
+def _addmm(node, self, mat1, mat2, beta=1, alpha=1):
+    prod = S.matmul(*_operands(node, mat1, mat2))
+    if alpha != 1:
+        prod = S.mul(prod, alpha)
+    bias = _cast_to(self, prod.dtype)
+    if beta != 1:
+        bias = S.mul(bias, beta)
+    return S.add(prod, bias)
+
+
+def _linear(node, input, weight, bias=None):  # noqa: A002 - schema names
+    y = S.matmul(input, S.transpose(weight))
+    return y if bias is None else S.add(y, bias)
+
+
+# --- reductions and normalizations --------------------------------------------------------------
+
+
+def _dims(dim, rank):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(rank))
+    if isinstance(dim, int):
+        return [dim]
+    return list(dim)
+
+
+def _sum(node, self, dim=None, keepdim=False, dtype=None):
+    x = _cast_to(self, _out_dtype(node))
+    return S.sum(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
+
+
+def _mean(node, self, dim=None, keepdim=False, dtype=None):
+    x = _cast_to(self, _out_dtype(node))
+    return S.mean(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
+
+
+def _amax(node, self, dim=(), keepdim=False):
+    return S.max(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
+
+
+def _softmax(node, self, dim, half_to_float=False):
+    return S.softmax(_cast_to(self, _out_dtype(node)), axis=dim)
+
+
+def _log_softmax(node, self, dim, half_to_float=False):
+    return S.log(S.softmax(_cast_to(self, _out_dtype(node)), axis=dim))
+
+
+def _used_outputs(node) -> set:
+    return {u.args[1] for u in node.users if u.target is operator.getitem}
+
+
+def _stats(x, axes, eps):
+    mean = S.mean(x, axis=axes, keepdims=True)
+    centered = S.sub(x, mean)
+    var = S.mean(S.mul(centered, centered), axis=axes, keepdims=True)
+    return mean, S.rsqrt(S.add(var, eps))
+
+
+def _native_layer_norm(node, input, normalized_shape, weight, bias, eps):  # noqa: A002
+    axis = input.ndim - len(normalized_shape)
+    out = S.layer_norm(input, weight, bias, axis=axis, epsilon=float(eps))
+    used = _used_outputs(node)
+    mean = rstd = None
+    if used & {1, 2}:
+        mean, rstd = _stats(input, list(range(axis, input.ndim)), float(eps))
+    return out, mean, rstd
+
+
+def _channel(v, rank):
+    return S.reshape(v, [1, -1] + [1] * (rank - 2))
+
+
+def _batch_norm_eval(node, input, weight, bias, running_mean, running_var, momentum, eps):  # noqa: A002
+    if _used_outputs(node) & {1, 2}:
+        raise NotImplementedError("the saved mean/rstd of batch norm")
+    scale = S.rsqrt(S.add(running_var, float(eps)))
+    if weight is not None:
+        scale = S.mul(scale, weight)
+    shift = S.neg(S.mul(running_mean, scale))
+    if bias is not None:
+        shift = S.add(shift, bias)
+    return (S.add(S.mul(input, _channel(scale, input.ndim)), _channel(shift, input.ndim)),
+            None, None)
+
+
+# --- shapes ----------------------------------------------------------------------------------
+
+
+def _view(node, self, size):
+    return S.reshape(self, list(node.meta["val"].shape))
+
+
+def _permute(node, self, dims):
+    return S.transpose(self, [d % self.ndim for d in dims]) if self.ndim else self
+
+
+def _t(node, self):
+    return S.transpose(self) if self.ndim == 2 else self
+
+
+def _transpose(node, self, dim0, dim1):
+    perm = list(range(self.ndim))
+    a, b = dim0 % self.ndim, dim1 % self.ndim
+    perm[a], perm[b] = perm[b], perm[a]
+    return S.transpose(self, perm)
+
+
+def _expand(node, self, size, implicit=False):
+    shape = list(node.meta["val"].shape)
+    if tuple(shape) == self.shape:
+        return self
+    return S.broadcast_to(self, shape)
+
+
+def _reshape_to_node(node, self, *rest, **kw):
+    return S.reshape(self, list(node.meta["val"].shape))
+
+
+def _slice(node, self, dim=0, start=None, end=None, step=1):
+    dim %= self.ndim
+    size = self.shape[dim]
+    lo, hi, st = slice(start, end, step).indices(size)
+    hi = max(hi, lo)
+    if (lo, hi, st) == (0, size, 1):
+        return self
+    starts, limits, steps = [0] * self.ndim, list(self.shape), [1] * self.ndim
+    starts[dim], limits[dim], steps[dim] = lo, hi, st
+    return S.slice(self, starts, limits, steps)
+
+
+def _select(node, self, dim, index):
+    dim %= self.ndim
+    index %= self.shape[dim]
+    y = _slice(node, self, dim, index, index + 1, 1)
+    return S.reshape(y, list(node.meta["val"].shape))
+
+
+def _cat(node, tensors, dim=0):
+    dtype = _out_dtype(node)
+    parts = [_cast_to(t, dtype) for t in tensors if not (isinstance(t, Tensor) and 0 in t.shape)]
+    if len(parts) == 1:
+        return parts[0]
+    return S.concat(parts, axis=dim % parts[0].ndim)
+
+
+def _split_with_sizes(node, self, split_sizes, dim=0):
+    dim %= self.ndim
+    out, start = [], 0
+    for size in split_sizes:
+        out.append(_slice(node, self, dim, start, start + size, 1))
+        start += size
+    return tuple(out)
+
+
+def _split(node, self, split_size, dim=0):
+    dim %= self.ndim
+    total = self.shape[dim]
+    sizes = [min(split_size, total - s) for s in range(0, total, split_size)] or [0]
+    return _split_with_sizes(node, self, sizes, dim)
+
+
+def _unbind(node, self, dim=0):
+    dim %= self.ndim
+    shape = [d for i, d in enumerate(self.shape) if i != dim]
+    return tuple(S.reshape(_slice(node, self, dim, i, i + 1, 1), shape)
+                 for i in range(self.shape[dim]))
+
+
+def _bitwise_not(node, self):
+    if self.dtype == "i1":
+        return S.equal(S.cast(self, "i32"), 0)
+    return S.sub(S.neg(self), 1)  # ~x == -x - 1 in two's complement
+
+
+def _logical_not(node, self):
+    return S.equal(S.cast(self, "i32") if self.dtype == "i1" else self, 0)
+
+
+def _truth(x):
+    return S.cast(x, "i32") if x.dtype == "i1" else S.cast(S.not_equal(x, 0), "i32")
+
+
+def _logical_and(node, self, other):
+    return S.not_equal(S.mul(_truth(self), _truth(other)), 0)
+
+
+def _logical_or(node, self, other):
+    return S.not_equal(S.maximum(_truth(self), _truth(other)), 0)
+
+
+def _any(node, self, dim=None, keepdim=False):
+    axes = _dims(dim, self.ndim)
+    return S.not_equal(S.max(_truth(self), axis=axes, keepdims=keepdim), 0)
+
+
+def _all(node, self, dim=None, keepdim=False):
+    axes = _dims(dim, self.ndim)
+    return S.equal(S.max(S.sub(1, _truth(self)), axis=axes, keepdims=keepdim), 0)
+
+
+def _identity(node, self, *rest, **kw):
+    return self
+
+
+def _to_copy(node, self, dtype=None, **kw):
+    return _cast_to(self, _out_dtype(node))
+
+
+def _dropout(node, input, p, train=None):  # noqa: A002
+    if train:
+        raise NotImplementedError("dropout in training mode")
+    return input, None
+
+
+def _full(node, size, fill_value, **kw):
+    dtype = _out_dtype(node)
+    value = S.constant(np.array(_scalar(fill_value), _np(node)), dtype)
+    return S.broadcast_to(value, list(size)) if list(size) else value
+
+
+def _full_like(node, self, fill_value, **kw):
+    return _full(node, list(node.meta["val"].shape), fill_value)
+
+
+def _scalar_tensor(node, s, **kw):
+    return S.constant(np.array(_scalar(s), _np(node)), _out_dtype(node))
+
+
+# --- convolution and pooling ----------------------------------------------------------------------
+
+
+def _convolution(node, input, weight, bias, stride, padding, dilation, transposed,  # noqa: A002
+                 output_padding, groups):
+    y = S.conv2d(input, weight, stride=list(stride), padding=list(padding),
+                 dilation=list(dilation))
+    return y if bias is None else S.add(y, _channel(bias, 4))
+
+
+def _pool_args(kernel_size, stride, padding):
+    kernel = list(kernel_size) * (2 if len(kernel_size) == 1 else 1)
+    stride = list(stride) if stride else kernel
+    stride = stride * (2 if len(stride) == 1 else 1)
+    padding = list(padding) * (2 if len(padding) == 1 else 1)
+    return kernel, stride, padding
+
+
+def _max_pool(node, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    kernel, stride, padding = _pool_args(kernel_size, stride, padding)
+    return S.max_pool2d(self, kernel, stride, padding), None
+
+
+def _avg_pool(node, self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
+              count_include_pad=True, divisor_override=None):
+    kernel, stride, padding = _pool_args(kernel_size, stride, padding)
+    return S.avg_pool2d(self, kernel, stride, padding)
+
+
+def _adaptive_avg_pool(node, self, output_size):
+    return S.mean(self, axis=[2, 3], keepdims=True)
+
+
+# name of the overload packet -> converter
+CONVERTERS = {
+    "add": _add, "sub": _sub, "rsub": _rsub, "mul": _binary(S.mul), "div": _div,
+    "maximum": _binary(S.maximum), "minimum": _binary(S.minimum), "pow": _pow,
+    "remainder": _binary(S.remainder), "floor_divide": _binary(S.floor_divide),
+    "neg": _unary(S.neg), "abs": _unary(S.abs), "exp": _unary(S.exp), "log": _unary(S.log),
+    "sqrt": _unary(S.sqrt), "rsqrt": _unary(S.rsqrt), "tanh": _unary(S.tanh),
+    "sigmoid": _unary(S.sigmoid), "relu": _unary(S.relu), "gelu": _gelu,
+    "erf": _unary(S.erf), "sin": _unary(S.sin), "cos": _unary(S.cos), "sign": _unary(S.sign),
+    "floor": _rounding(S.floor), "ceil": _rounding(S.ceil), "round": _rounding(S.round),
+    "reciprocal": _reciprocal, "clamp": _clamp, "clamp_min": lambda n, self, min: _clamp(
+        n, self, min=min), "clamp_max": lambda n, self, max: _clamp(n, self, max=max),
+    "eq": _compare(S.equal), "ne": _compare(S.not_equal), "lt": _compare(S.less),
+    "le": _compare(S.less_equal), "gt": _compare(S.greater), "ge": _compare(S.greater_equal),
+    "where": _where,
+    "mm": _mm, "bmm": _mm, "matmul": _mm, "addmm": _addmm, "linear": _linear,
+    "sum": _sum, "mean": _mean, "amax": _amax, "_softmax": _softmax, "softmax": _softmax,
+    "_log_softmax": _log_softmax,
+    "native_layer_norm": _native_layer_norm,
+    "_native_batch_norm_legit_no_training": _batch_norm_eval,
+    "view": _view, "_unsafe_view": _view, "reshape": _view, "permute": _permute, "t": _t,
+    "transpose": _transpose, "expand": _expand, "unsqueeze": _reshape_to_node,
+    "squeeze": _reshape_to_node, "flatten": _reshape_to_node, "slice": _slice,
+    "select": _select, "cat": _cat, "split_with_sizes": _split_with_sizes, "split": _split,
+    "unbind": _unbind, "bitwise_not": _bitwise_not, "logical_not": _logical_not,
+    "logical_and": _logical_and, "logical_or": _logical_or, "any": _any, "all": _all,
+    "clone": _identity, "alias": _identity, "detach": _identity, "contiguous": _identity,
+    "lift_fresh_copy": _identity, "_to_copy": _to_copy, "to": _to_copy,
+    "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(
+        n, input, p, train)[0],
+    "full": _full, "full_like": _full_like, "scalar_tensor": _scalar_tensor,
+    "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
+    "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
+    "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
+}
+
+# ops with no tensor operand whose value the importer computes once, in torch (a constant)
+FOLDABLE = {"arange", "zeros", "ones", "empty", "triu", "tril", "iota"}
+
+
+def is_foldable(node) -> bool:
+    """An op with no tensor operand (arange, ones, triu of one): computed once, in torch."""
+    if _packet_name(node.target) not in FOLDABLE:
+        return False
+    found = []
+    torch.fx.node.map_arg((node.args, node.kwargs), found.append)
+    return not found
+
+
+def fold(node):
+    """The value of a foldable node, as a strata constant."""
+    value = node.target(*node.args, **node.kwargs)
+    dtype = strata_dtype(value.dtype)
+    array = value.to(torch.float32 if dtype in ("f16", "bf16") else value.dtype).numpy()
+    if value.dtype == torch.int64:
+        array = array.astype(np.int32)
+    return S.constant(array, dtype)
+
+
+def _packet_name(target) -> str | None:
+    packet = getattr(target, "overloadpacket", None)
+    return getattr(packet, "__name__", None) if packet is not None else None
+
+
+def _vals(node):
+    val = node.meta.get("val")
+    return list(val) if isinstance(val, (tuple, list)) else [val]
+
+
+def unsupported(node) -> str | None:
+    """Why strata cannot run this call_function node (None: it can)."""
+    if node.target is operator.getitem:
+        return None
+    name = _packet_name(node.target)
+    if name is None:
+        return f"{getattr(node.target, '__name__', node.target)} is not an ATen op"
+    if name not in CONVERTERS:
+        if name in FOLDABLE and is_foldable(node):
+            return None
+        return f"aten.{name} has no strata op"
+    for val in _vals(node):
+        if val is None:
+            continue
+        if not isinstance(val, torch.Tensor):
+            return f"aten.{name} gives a {type(val).__name__}, not a tensor"
+        if strata_dtype(val.dtype) is None:
+            return f"aten.{name}: dtype {val.dtype} is not supported"
+        if any(not isinstance(d, int) for d in val.shape):
+            return f"aten.{name}: symbolic shapes are not supported yet"
+    args = dict(zip((a.name for a in node.target._schema.arguments), node.args, strict=False))
+    args.update(node.kwargs)
+    if name == "convolution":
+        w = args["weight"].meta["val"]
+        if w.dim() != 4:
+            return f"aten.convolution: only 2-D convolution (weight rank {w.dim()})"
+        if args.get("transposed"):
+            return "aten.convolution: transposed convolution has no strata op"
+        if args.get("groups", 1) != 1:
+            return f"aten.convolution: groups={args['groups']} (grouped convolution)"
+    if name in ("max_pool2d_with_indices", "max_pool2d"):
+        if any(d != 1 for d in args.get("dilation", (1,)) or (1,)) or args.get("ceil_mode"):
+            return f"aten.{name}: dilation or ceil_mode"
+        if name == "max_pool2d_with_indices" and 1 in _used_outputs(node):
+            return "aten.max_pool2d_with_indices: the indices are used"
+    if name == "avg_pool2d":
+        pad = args.get("padding", (0,)) or (0,)
+        if args.get("ceil_mode") or args.get("divisor_override") or (
+                any(pad) and args.get("count_include_pad", True)):
+            return "aten.avg_pool2d: ceil_mode, divisor_override or count_include_pad with padding"
+    if name in ("_adaptive_avg_pool2d", "adaptive_avg_pool2d"):
+        if list(node.meta["val"].shape[2:]) != [1, 1]:
+            return f"aten.{name}: output size other than 1x1"
+    if name == "round" and args.get("decimals"):
+        return "aten.round: decimals other than 0"
+    if name == "div" and args.get("rounding_mode") == "trunc":
+        return "aten.div: rounding_mode='trunc'"
+    if name == "_native_batch_norm_legit_no_training" and _used_outputs(node) & {1, 2}:
+        return "batch norm's saved statistics are used"
+    if name in ("native_dropout", "dropout") and args.get("train"):
+        return f"aten.{name} in training mode"
+    for val in (v for k, v in args.items() if isinstance(v, torch.fx.Node)):
+        m = val.meta.get("val")
+        if isinstance(m, torch.Tensor) and any(not isinstance(d, int) for d in m.shape):
+            return f"aten.{name}: symbolic shapes are not supported yet"
+    return None
+
+
+def convert_node(node, env):
+    """The strata value(s) of one call_function node; ``env`` maps nodes to converted values."""
+    def arg(a):
+        return env[a] if isinstance(a, torch.fx.Node) else a
+
+    args = torch.fx.node.map_aggregate(node.args, arg)
+    kwargs = torch.fx.node.map_aggregate(node.kwargs, arg)
+    if node.target is operator.getitem:
+        return args[0][args[1]]
+    if is_foldable(node):
+        return fold(node)
+    name = _packet_name(node.target)
+    schema = node.target._schema
+    named = {}
+    for a, v in zip(schema.arguments, args, strict=False):
+        named[a.name] = v
+    named.update(kwargs)
+    for key in ("dtype", "layout", "device", "pin_memory", "memory_format", "non_blocking",
+                "out", "generator"):
+        named.pop(key, None)
+    return CONVERTERS[name](node, **named)

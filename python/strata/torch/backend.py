@@ -1,0 +1,148 @@
+"""The Dynamo backend ``strata``: ``torch.compile(model, backend="strata")``.
+
+    Dynamo graph --aot_autograd + core ATen decompositions--> ATen FX graph
+      --partition (aten_ops.unsupported)--> strata subgraphs + eager nodes
+      --import_graph + strata.compile--> each strata subgraph a compiled Program
+
+The backend is registered through the ``torch_dynamo_backends`` entry point (pyproject).
+Parameters and buffers reach the compiled code as arguments (aot_autograd lifts them),
+so new weights are new argument values, not a recompile. Tensors cross as numpy arrays
+over the same memory (contiguous CPU tensors; int64 is narrowed to int32, a copy), and
+results come back as tensors over the arrays the compiled code wrote. A node strata
+cannot run (an op it lacks, a symbolic shape, an unsupported dtype) stays in eager
+PyTorch between the compiled subgraphs: ``strata.torch.explain`` lists them.
+
+Options (``torch.compile(..., options={...})``): ``threads``, ``blas``, ``fusion`` as
+for ``strata.compile``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+
+import torch
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from ..errors import StrataError
+from .aten_ops import node_location, unsupported
+from .importer import import_graph
+from .tensors import from_numpy, to_numpy
+
+__all__ = ["strata_backend", "compile_fx", "SubgraphRecord", "GraphRecord"]
+
+
+@dataclasses.dataclass
+class SubgraphRecord:
+    """One piece of an ATen graph: run by strata, or left to eager PyTorch (and why)."""
+
+    kind: str  # "strata" | "eager"
+    ops: list  # the ATen ops, as "aten.addmm.default"
+    reasons: list = dataclasses.field(default_factory=list)  # (op, why, "file:line")
+    error: str | None = None  # strata failed to compile it (it then runs eagerly)
+    compiled: object = None  # the StrataSubgraph that runs it (its module, program)
+
+
+@dataclasses.dataclass
+class GraphRecord:
+    """One ATen graph the backend was given, as split into subgraphs."""
+
+    name: str
+    subgraphs: list
+
+
+class _Support(OperatorSupportBase):
+    def is_node_supported(self, submodules, node) -> bool:
+        if node.op != "call_function":
+            return False
+        if node.target is operator.getitem:  # with the op whose result it takes apart
+            return self.is_node_supported(submodules, node.args[0])
+        return unsupported(node) is None
+
+
+def _op_name(node) -> str:
+    return str(node.target) if hasattr(node.target, "_schema") else getattr(
+        node.target, "__name__", str(node.target))
+
+
+def _where(node) -> str:
+    loc = node_location(node)
+    return f"{loc[0]}:{loc[1]}" if loc else "<unknown>"
+
+
+class StrataSubgraph(torch.nn.Module):
+    """A partition of the ATen graph, compiled by strata and called on torch tensors."""
+
+    def __init__(self, gm: torch.fx.GraphModule, options: dict):
+        super().__init__()
+        from ..runtime.api import compile as strata_compile
+
+        self.module = import_graph(gm, "main")
+        self.program = strata_compile(self.module, **options)
+        specs = self.program._signatures["main"][0]
+        # compiled now, for the static shapes Dynamo guards: a failure leaves this part eager
+        self.compiled = self.program._get("main", [(tuple(s), d) for s, d in specs])
+        out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+        self.single = not isinstance(out, (tuple, list))
+        outs = [out] if self.single else list(out)
+        self.out_dtypes = [o.meta["val"].dtype for o in outs]
+
+    def forward(self, *tensors):
+        # Dynamo's guards hold shapes and dtypes: the arrays fit the compiled signature
+        results = self.compiled.run([to_numpy(t) for t in tensors])
+        outs = tuple(from_numpy(r, d) for r, d in zip(results, self.out_dtypes, strict=True))
+        return outs[0] if self.single else outs
+
+
+def compile_fx(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None = None,
+               record: list | None = None):
+    """Compiles an ATen FX graph: supported partitions by strata, the rest left as is.
+
+    Returns a boxed callable (aot_autograd's convention); appends a GraphRecord to
+    ``record`` when given.
+    """
+    from functorch.compile import make_boxed_func
+
+    options = dict(options or {})
+    partitioner = CapabilityBasedPartitioner(gm, _Support(), allows_single_node_partition=True)
+    partitions = partitioner.propose_partitions()
+    fused = partitioner.fuse_partitions(partitions) if partitions else gm
+    records = []
+    for node in list(fused.graph.nodes):
+        if node.op == "call_function" and node.target is not operator.getitem:
+            op = _op_name(node)
+            records.append(SubgraphRecord("eager", [op], [(op, unsupported(node) or
+                                                           "left out of strata", _where(node))]))
+        if node.op != "call_module" or not node.target.startswith("fused_"):
+            continue
+        sub = getattr(fused, node.target)
+        rec = SubgraphRecord("strata", [_op_name(n) for n in sub.graph.nodes
+                                        if n.op == "call_function"])
+        try:
+            rec.compiled = StrataSubgraph(sub, options)
+            setattr(fused, node.target, rec.compiled)
+        except StrataError as e:  # left to eager PyTorch, and said so
+            rec.kind, rec.error = "eager", str(e)
+        records.append(rec)
+    if record is not None:
+        record.append(GraphRecord(f"graph {len(record)}", records))
+    fused.recompile()
+    return make_boxed_func(fused.forward)
+
+
+def _decompositions():
+    from .decompositions import decompositions
+
+    return decompositions()
+
+
+def strata_backend(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None = None,
+                   record: list | None = None):
+    """The ``strata`` Dynamo backend: aot_autograd to core ATen, then :func:`compile_fx`."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    def fw(g, inputs):
+        return compile_fx(g, inputs, options=options, record=record)
+
+    return aot_autograd(fw_compiler=fw, decompositions=_decompositions())(gm, example_inputs)

@@ -1,0 +1,90 @@
+"""``strata.torch.explain(model, *inputs)``: what runs in strata, what in eager PyTorch, and why.
+
+    >>> print(strata.torch.explain(model, x, ids))
+    strata.torch.explain: 1 graph, 2 subgraphs (1 in strata, 1 in eager PyTorch), 0 graph breaks
+    graph 0
+      subgraph 0  eager   aten.embedding.default
+                  split by aten.embedding.default: aten.embedding has no strata op  at model.py:21
+      subgraph 1  strata  9 ops: aten.add.Tensor, aten.permute.default, aten.addmm.default, ...
+
+The model runs once under ``torch.compile(backend=...)`` with a recording strata backend
+(in ``torch.no_grad()``); Dynamo's own graph breaks (Python it cannot trace) are listed
+from ``torch._dynamo.explain``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from .backend import strata_backend
+
+__all__ = ["explain", "Explanation"]
+
+
+@dataclasses.dataclass
+class Explanation:
+    """The graphs the backend compiled, each split into strata and eager subgraphs."""
+
+    graphs: list  # backend.GraphRecord
+    graph_breaks: list  # (reason, "file:line") from Dynamo
+
+    @property
+    def subgraphs(self) -> list:
+        return [s for g in self.graphs for s in g.subgraphs]
+
+    @property
+    def eager_ops(self) -> list:
+        """``(op, reason, "file:line")`` of every op left to eager PyTorch."""
+        return [r for s in self.subgraphs for r in s.reasons]
+
+    def __str__(self) -> str:
+        subs = self.subgraphs
+        n_strata = sum(s.kind == "strata" for s in subs)
+        lines = [f"strata.torch.explain: {len(self.graphs)} graph"
+                 f"{'s' if len(self.graphs) != 1 else ''}, {len(subs)} subgraphs ({n_strata} in "
+                 f"strata, {len(subs) - n_strata} in eager PyTorch), {len(self.graph_breaks)} "
+                 "graph breaks"]
+        for g in self.graphs:
+            lines.append(g.name)
+            for i, s in enumerate(g.subgraphs):
+                ops = ", ".join(s.ops[:6]) + (", ..." if len(s.ops) > 6 else "")
+                count = f"{len(s.ops)} ops: " if len(s.ops) > 1 else ""
+                lines.append(f"  subgraph {i}  {s.kind:<6}  {count}{ops}")
+                for op, why, where in s.reasons:
+                    lines.append(f"              split by {op}: {why}  at {where}")
+                if s.error:
+                    lines.append(f"              strata could not compile it: {s.error}")
+        for why, where in self.graph_breaks:
+            lines.append(f"Dynamo graph break at {where}: {why}")
+        return "\n".join(lines)
+
+
+def _dynamo_breaks(model, inputs) -> list:
+    try:
+        result = torch._dynamo.explain(model)(*inputs)
+    except Exception as e:  # noqa: BLE001 - explain is best effort; say why it failed
+        return [(f"torch._dynamo.explain failed: {e}", "<unknown>")]
+    breaks = []
+    for b in result.break_reasons:
+        where = "<unknown>"
+        if b.user_stack:
+            frame = b.user_stack[-1]
+            where = f"{frame.filename}:{frame.lineno}"
+        breaks.append((b.reason, where))
+    return breaks
+
+
+def explain(model, *inputs, options: dict | None = None) -> Explanation:
+    """Runs ``model(*inputs)`` through the strata backend and reports how it was split."""
+    record: list = []
+
+    def backend(gm, example_inputs):
+        return strata_backend(gm, example_inputs, options=options, record=record)
+
+    compiled = torch.compile(model, backend=backend)
+    with torch.no_grad():
+        compiled(*inputs)
+        breaks = _dynamo_breaks(model, inputs)
+    return Explanation(record, breaks)

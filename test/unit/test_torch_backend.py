@@ -1,0 +1,123 @@
+"""torch.compile(model, backend="strata") on real torch.nn models, against eager PyTorch."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import torch_models  # noqa: E402
+
+from strata.torch.backend import strata_backend  # noqa: E402
+
+# max |strata - eager f32| / max(1, max |eager f32|): f32 rounding, bf16's 8-bit mantissa
+TOLERANCE = {torch.float32: 1e-4, torch.bfloat16: 8e-2}
+
+
+def _compile(model, record):
+    return torch.compile(model, backend=lambda gm, inputs: strata_backend(gm, inputs,
+                                                                          record=record))
+
+
+def _error(got, want):
+    want = want.float()
+    return ((got.float() - want).abs().max() / max(1.0, want.abs().max().item())).item()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("name", sorted(torch_models.MODELS))
+def test_model_matches_eager(name, dtype):
+    model, inputs = torch_models.build(name)
+    with torch.no_grad():
+        want = model(*inputs)
+    model = model.to(dtype)
+    inputs = tuple(x.to(dtype) if x.is_floating_point() else x for x in inputs)
+    record = []
+    with torch.no_grad():
+        got = _compile(model, record)(*inputs)
+    assert got.dtype == dtype and got.shape == want.shape
+    assert _error(got, want) <= TOLERANCE[dtype]
+    subgraphs = [s for g in record for s in g.subgraphs]
+    assert [s.error for s in subgraphs if s.error] == []
+    strata_ops = sum(len(s.ops) for s in subgraphs if s.kind == "strata")
+    eager = [op for s in subgraphs for op, _, _ in s.reasons]
+    # everything but the embedding lookup (no gather op in strata yet) runs in strata
+    assert eager == (["aten.embedding.default"] if name == "gpt_block" else [])
+    assert strata_ops > 3
+
+
+def test_new_weights_are_arguments_not_a_recompile():
+    model, (x,) = torch_models.build("mlp")
+    record = []
+    compiled = _compile(model, record)
+    with torch.no_grad():
+        compiled(x)
+        model.fc1.weight.mul_(-2.0)
+        model.fc2.bias.add_(1.0)
+        got, want = compiled(x), model(x)
+    assert len(record) == 1  # compiled once
+    assert _error(got, want) <= 1e-4
+
+
+def test_dropout_in_eval_and_a_training_forward():
+    model, (x,) = torch_models.build("mlp")
+    record = []
+    compiled = _compile(model, record)
+    got = compiled(x)  # grad enabled: aot_autograd's forward graph saves activations
+    assert _error(got.detach(), model(x).detach()) <= 1e-4
+
+
+def test_results_share_memory_with_strata_arrays():
+    from strata.torch.tensors import from_numpy, to_numpy
+
+    t = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    a = to_numpy(t)
+    a[0, 0] = 42.0
+    assert t[0, 0].item() == 42.0
+    b = torch.ones(2, 3, dtype=torch.bfloat16)
+    assert to_numpy(b).dtype.name == "bfloat16"
+    back = from_numpy(to_numpy(b))
+    assert back.dtype == torch.bfloat16 and back.data_ptr() == b.data_ptr()
+
+
+def test_backend_is_registered_by_entry_point():
+    names = [e.name for e in importlib.metadata.entry_points(group="torch_dynamo_backends")]
+    if "strata" not in names:
+        pytest.skip("strata's package metadata predates the entry point (reinstall)")
+    assert "strata" in torch._dynamo.list_backends()
+    model, (x,) = torch_models.build("mlp")
+    with torch.no_grad():
+        assert _error(torch.compile(model, backend="strata")(x), model(x)) <= 1e-4
+
+
+def test_changing_batch_size_stays_correct():
+    """A second batch size makes Dynamo trace with a symbolic batch dim, which strata does
+    not take yet: that graph runs eagerly (explain says so), with the right results."""
+    model, _ = torch_models.build("mlp")
+    record = []
+    compiled = _compile(model, record)
+    with torch.no_grad():
+        for batch in (5, 7, 9):
+            x = torch.randn(batch, 24)
+            assert _error(compiled(x), model(x)) <= 1e-4
+    reasons = [why for g in record for s in g.subgraphs for _, why, _ in s.reasons]
+    assert all("symbolic" in why for why in reasons)
+
+
+class _Unary(torch.nn.Module):
+    def forward(self, x):
+        return (torch.erf(x) + torch.sin(x) * torch.cos(x) + torch.floor(x) + torch.ceil(x)
+                + torch.round(x) + torch.sign(x))
+
+
+def test_math_ops_run_in_strata():
+    model = _Unary()
+    x = torch.randn(4, 9) * 3
+    record = []
+    with torch.no_grad():
+        got = _compile(model, record)(x)
+    assert _error(got, model(x)) <= 1e-5
+    (sub,) = [s for g in record for s in g.subgraphs]
+    assert sub.kind == "strata" and sub.error is None
