@@ -109,6 +109,48 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
     return body
 
 
+def _packed_strategy(tag, reg, cache, parallel=False):
+    """pack -> tile -> vectorize: the micro-kernel schedule (prototype)."""
+    mr, nr = reg
+
+    def body(root):
+        op = match_tagged(root, tag)
+        packed = structured.PackOp(any_op(), op, [], static_packed_sizes=[mr, nr, 0])
+        b_pack = transform.GetProducerOfOperand(any_op(), packed.packed_op, 1)
+        
+        tr = structured.PackTransposeOp(any_op(), any_op(), any_op(), b_pack,
+                                        packed.packed_op, outer_perm=[1, 0])
+        gen = tr.packed_op
+        cm, cn, ck = max(1, cache[0] // mr), max(1, cache[1] // nr), cache[2]
+        if parallel:
+            forall = structured.TileUsingForallOp(gen, tile_sizes=[cm, cn])
+            ct = structured.TileUsingForOp(forall.tiled_op, sizes=[0, 0, ck])
+        else:
+            ct = structured.TileUsingForOp(gen, sizes=[cm, cn, ck])
+        rt = structured.TileUsingForOp(ct.tiled_linalg_op, sizes=[1, 1, 1])
+        structured.VectorizeOp(rt.tiled_linalg_op)
+        func = match_ops(root, ["func.func"])
+        apply_patterns(func,
+                       vector.ApplyVectorReductionToContractPatternsOp,
+                       vector.ApplyTransferPermutationPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+        apply_patterns(func,
+                       vector.ApplyCastAwayVectorLeadingOneDimPatternsOp,
+                       vector.ApplyDropUnitDimWithShapeCastPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+        ty = transform.OperationType.get
+        packs = transform.CastOp(ty("linalg.pack"), match_ops(root, ["linalg.pack"]))
+        structured.LowerPackOp(ty("tensor.pad"), ty("tensor.expand_shape"),
+                               ty("linalg.transpose"), packs)
+        unpacks = transform.CastOp(ty("linalg.unpack"), match_ops(root, ["linalg.unpack"]))
+        structured.LowerUnPackOp(ty("tensor.empty"), ty("linalg.transpose"),
+                                 ty("tensor.collapse_shape"), ty("tensor.extract_slice"),
+                                 unpacks)
+
+    return body
+
+
 def _cache_tile(dim: int, preferred: int) -> int:
     """A cache tile for ``dim``: all of it when it fits, else a divisor of it no smaller
     than half the preferred size (so tiles stay static), else the preferred size."""
@@ -205,6 +247,9 @@ def _mnk(op, batch):
 
 def _lower(root):
     """The schedule of strata-lower-vectors."""
+    apply_patterns(match_ops(root, ["func.func"]), vector.ApplyRankReducingSubviewPatternsOp,
+                   lambda: vector.ApplyTransferToScfPatternsOp(max_transfer_rank=1,
+                                                               full_unroll=True))
     apply_patterns(
         match_ops(root, ["func.func"]),
         lambda: vector.ApplyLowerContractionPatternsOp(
@@ -319,8 +364,12 @@ class VectorizePass(Pass):
                 peel = None
                 if m % op_cache[0] == 0 and n % op_cache[1] == 0:
                     peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
+                import os
                 try:
-                    tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
+                    if os.environ.get("STRATA_PACK") and not batch:
+                        tags.apply(_packed_strategy(tag, (8, 2 * lanes), cache, parallel))
+                    else:
+                        tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
                 except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize: {e}")
 
