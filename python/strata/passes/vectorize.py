@@ -421,10 +421,18 @@ class VectorizePass(Pass):
         width of at least 8 lanes, and enough rows and columns to pay for the packing
         copies (a few rows against a large B, or a few columns, stream an operand
         once unpacked: packing it would add a full read and write)."""
-        if not self.pack or lanes < 8:
+        import os
+        if not self.pack or lanes < 8 or os.environ.get("MMK_NOPACK"):
             return False
         if min(m, n) < self.pack_min or k < 8:
             return False
+        parent = op.parent
+        while parent is not None and parent.name != "func.func":
+            if parent.name in (_FOR, "scf.forall"):
+                # an output tile of strata-fuse's epilogue loop: packing there would
+                # copy its operand panels once per tile
+                return False
+            parent = parent.parent
         types = [ir.RankedTensorType(v.type).element_type for v in op.operands]
         return all(isinstance(t, ir.F32Type) for t in types) and _standard_maps(op, batch)
 
