@@ -358,6 +358,7 @@ class VectorizePass(Pass):
     cache_k: int = option(128, min=1, help="Depth (K) of a matmul cache tile")
     register_m: int = option(8, min=1, help="Rows of the register accumulator")
     register_n: int = option(0, min=0, help="Columns of the register accumulator (0: from the host's vector width)")
+    lanes: int = option(0, min=0, help="f32 lanes of a vector register (0: the target's, see codegen/host.py)")
     pack: bool = option(True, help="Run large f32 matmuls on packed panels (micro-kernel)")
     pack_min: int = option(64, min=1, help="Fewest rows and columns of a matmul run on packed panels")
     pack_m: int = option(128, min=1, help="Rows of a packed matmul's cache tile")
@@ -381,7 +382,7 @@ class VectorizePass(Pass):
 
     def _vectorize_matmuls(self, module, tags):
         cache = (self.cache_m, self.cache_n, self.cache_k)
-        lanes = f32_lanes()
+        lanes = self.lanes or f32_lanes()
         count = 0
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
             for op in _static_ops(module, op_name):
@@ -421,8 +422,7 @@ class VectorizePass(Pass):
         width of at least 8 lanes, and enough rows and columns to pay for the packing
         copies (a few rows against a large B, or a few columns, stream an operand
         once unpacked: packing it would add a full read and write)."""
-        import os
-        if not self.pack or lanes < 8 or os.environ.get("MMK_NOPACK"):
+        if not self.pack or lanes < 8:
             return False
         if min(m, n) < self.pack_min or k < 8:
             return False
