@@ -41,6 +41,7 @@ _LAZY = {
     "parse": "strata.runtime.api",
     "export_library": "strata.runtime.export",
     "show": "strata.explain.show",
+    "bisect": "strata.explain.bisect",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -1,10 +1,11 @@
 """strata-lower-to-llvm: buffers, loops, vectors, arith and math to the LLVM dialect.
 
 A named pipeline of upstream passes. With ``threads`` > 1 it starts with the
-threading passes: each ``scf.forall`` (made by strata-vectorize) becomes an
-``scf.parallel`` and then ``threads`` tasks of MLIR's async runtime
-(``async-parallel-for``; the calling thread runs one block and waits for the
-rest), lowered to calls into libmlir_async_runtime.so:
+threading passes: each ``scf.forall`` (made by strata-vectorize) is made
+one-dim (strata-flatten-forall: MLIR's async-parallel-for splits multi-dim
+loops with static inner trip counts wrongly), becomes an ``scf.parallel`` and
+then ``threads`` tasks of MLIR's async runtime (``async-parallel-for``; the
+calling thread runs one block and waits for the rest), lowered to calls into libmlir_async_runtime.so:
 
     scf.forall (%i, %j) in (8, 4) { ... }
   =>
@@ -29,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import PassPipeline, option, threads_option
+from .flatten_forall import FlattenForallPass
 from .vectorize import LowerVectorsPass
 
 __all__ = ["LowerToLLVMPass"]
@@ -47,6 +49,7 @@ class LowerToLLVMPass(PassPipeline):
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""
         parallel = ""
         if self.threads > 1:
+            p.add(FlattenForallPass())
             parallel = (
                 "scf-forall-to-parallel, "
                 f"async-parallel-for{{async-dispatch=false num-workers={self.threads} "

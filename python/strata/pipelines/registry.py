@@ -13,6 +13,7 @@ from ..passes.canonicalize import CanonicalizePass
 from ..passes.check_level import CheckLevelPass
 from ..passes.decompose import DecomposePass
 from ..passes.expand_math import ExpandMathPass
+from ..passes.flatten_forall import FlattenForallPass
 from ..passes.fuse import FusePass
 from ..passes.gpu.host import GpuHostPass
 from ..passes.gpu.launch import GpuLaunchPass
@@ -34,8 +35,8 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, FusePass, LayoutPass,
     ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
-    UniqueResultsPass, WorkspacePass, BlasPass, LowerToLLVMPass, CheckLevelPass, CpuPipeline,
-    GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
+    UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass, LowerToLLVMPass,
+    CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
 
 
 def is_strata_pass(name: str) -> bool:

@@ -270,8 +270,43 @@ def _save_reproducer(text: str) -> str:
     return path
 
 
+_TIMING_ROW = re.compile(r"^\s+(\d+\.\d+) \(\s*[\d.]+%\)  ( *)(.+?)\s*$")
+
+
+def timing_rows(report: str) -> list[tuple[float, str, int]]:
+    """``(wall seconds, name, depth)`` of each row of MLIR's execution time report (depth 0
+    for a pass, 1 for one nested in a pipeline or an analysis, ...), Total excluded."""
+    rows = []
+    for line in report.splitlines():
+        m = _TIMING_ROW.match(line)
+        if m and m.group(3) != "Total":
+            rows.append((float(m.group(1)), m.group(3), len(m.group(2)) // 2))
+    return rows
+
+
+def _report_of(manager: PassManager) -> str:
+    """MLIR prints a PassManager's timing report to stderr when it is destroyed: destroy it
+    with stderr (file descriptor 2) captured, and return the report."""
+    import gc
+    import sys
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            manager.pm = None
+            gc.collect()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        return tmp.read().decode(errors="replace")
+
+
 def run_pipeline(module: ir.Operation, pipeline: str | Pipeline, *,
-                 reproducer: bool = True) -> list[Diagnostic]:
+                 reproducer: bool = True, dump_dir: str | None = None,
+                 timing: list | None = None) -> list[Diagnostic]:
     """Runs ``pipeline`` on ``module`` in place; returns the passes' diagnostics.
 
     Those are remarks, and whatever an upstream pass emitted without failing
@@ -279,12 +314,25 @@ def run_pipeline(module: ir.Operation, pipeline: str | Pipeline, *,
     raises PipelineError with the diagnostics (located at the op), the failing
     strata pass (``stage``) and, with ``reproducer``, the pipeline's input IR
     saved to a file and the ``strata-opt`` command that reproduces the failure.
+    ``dump_dir``: MLIR writes the IR after every pass into a tree of files there (one
+    folder per pass, numbered in order, the scope of a nested pass as its own folder).
+    ``timing``: MLIR's per-pass timing of this run is appended to it as
+    ``(seconds, name, depth)`` rows (see ``timing_rows``).
     """
     if isinstance(pipeline, str):
         pipeline = parse_pipeline(pipeline, module.context, bare_list=True)
     manager = PassManager(pipeline, module.context)
+    if dump_dir is not None:
+        os.makedirs(dump_dir, exist_ok=True)
+        manager.pm.enable_ir_printing(print_after_all=True, enable_debug_info=True,
+                                      tree_printing_dir_path=dump_dir)
+    if timing is not None:
+        manager.pm.enable_timing()
     snapshot = module.clone() if reproducer else None
     ok, diags = manager.run(module)
+    if timing is not None:
+        timing += timing_rows(_report_of(manager))
+        manager = None
     if ok:
         return diags
     errors = [d for d in diags if d.severity == "error"] or [

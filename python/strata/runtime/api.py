@@ -110,6 +110,25 @@ def _threads(threads: int | None) -> int:
     return threads
 
 
+def dump_folder(module: ir.Module) -> str | None:
+    """Where ``STRATA_DUMP_DIR`` asks the IR after every pass of this compile to go:
+    ``$STRATA_DUMP_DIR/<functions>/<n>`` (a new ``n`` per compile), or None."""
+    root = os.environ.get("STRATA_DUMP_DIR")
+    if not root:
+        return None
+    names = [ir.StringAttr(op.attributes["sym_name"]).value for op in module.body.operations
+             if op.operation.name == "func.func" and
+             "sym_visibility" not in op.operation.attributes]
+    base = os.path.join(root, "+".join(names) or "module")
+    n = 0
+    while True:
+        try:
+            os.makedirs(os.path.join(base, str(n)))
+            return os.path.join(base, str(n))
+        except FileExistsError:
+            n += 1
+
+
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
           record_sizes: dict | None = None, fuse_options: str = "", before=None,
           threads: int = 1, blas: str = "never") -> list:
@@ -120,11 +139,14 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
     """
     remarks = []
-    for name, text in level_steps(compile_to, fusion=fusion, layout=layout,
-                                  fuse_options=fuse_options, threads=threads, blas=blas):
+    dump = dump_folder(module)
+    for i, (name, text) in enumerate(level_steps(compile_to, fusion=fusion, layout=layout,
+                                                 fuse_options=fuse_options, threads=threads,
+                                                 blas=blas)):
         if before and name in before:
             before[name](module)
-        remarks += run_pipeline(module.operation, f"builtin.module({text})")
+        remarks += run_pipeline(module.operation, f"builtin.module({text})",
+                                dump_dir=dump and os.path.join(dump, f"{i}-{name}"))
         if record_sizes is not None:
             record_sizes[name] = _op_count(module)
     return remarks
