@@ -4,6 +4,9 @@ Each (shape, system, threads) runs in a fresh process. numpy runs with
 OpenBLAS's thread count set to ``threads`` and without OPENBLAS_CORETYPE /
 OPENBLAS_L2_SIZE (which some environments set). Best-of-N per-call times after
 a warm-up call; strata's cold compile (disk cache off) is printed beside.
+``--clock cpu`` times with the process's CPU time divided by the thread count
+instead of wall time: steadier on a loaded machine for one thread (OpenBLAS's
+spinning workers inflate it for two).
 
     python bench/matmul_bench.py                       # every shape, threads 1 and 2
     python bench/matmul_bench.py --shapes 1024 7x4096x4096 --threads 1
@@ -28,22 +31,22 @@ def _mnk(shape: str):
     return tuple(parts * 3) if len(parts) == 1 else tuple(parts)
 
 
-def _best(fn, args, budget=1.0, reps=5):
+def _best(fn, args, budget=1.0, reps=5, clock=time.perf_counter, scale=1):
     fn(*args)
     best = float("inf")
     for _ in range(reps):
-        n, start = 0, time.perf_counter()
+        n, start = 0, clock()
         while True:
             fn(*args)
             n += 1
-            elapsed = time.perf_counter() - start
+            elapsed = (clock() - start) / scale
             if elapsed > budget / reps:
                 break
         best = min(best, elapsed / n)
     return best
 
 
-def one(shape: str, system: str, threads: int) -> dict:
+def one(shape: str, system: str, threads: int, clock: str = "wall") -> dict:
     import ctypes
 
     os.environ["STRATA_CACHE"] = "0"
@@ -52,11 +55,12 @@ def one(shape: str, system: str, threads: int) -> dict:
     a = g.standard_normal((m, k)).astype(np.float32)
     b = g.standard_normal((k, n)).astype(np.float32)
     out = {"shape": shape, "system": system, "threads": threads}
+    timing = dict(clock=time.process_time, scale=threads) if clock == "cpu" else {}
     if system == "numpy":
         from strata.runtime.blas import library
 
         ctypes.CDLL(library()).scipy_openblas_set_num_threads64_(threads)
-        seconds = _best(np.matmul, (a, b))
+        seconds = _best(np.matmul, (a, b), **timing)
     else:
         import strata
 
@@ -66,7 +70,7 @@ def one(shape: str, system: str, threads: int) -> dict:
         out["compile"] = time.perf_counter() - start
         ref = a.astype(np.float64) @ b.astype(np.float64)
         out["error"] = float(np.abs(r - ref).max() / (np.abs(ref).max() + 1e-30))
-        seconds = _best(f, (a, b))
+        seconds = _best(f, (a, b), **timing)
     out["seconds"] = seconds
     out["gflops"] = 2.0 * m * n * k / seconds / 1e9
     return out
@@ -76,10 +80,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", nargs="*", default=SHAPES)
     p.add_argument("--threads", type=int, nargs="*", default=[1, 2])
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     p.add_argument("--one", nargs=3, metavar=("SHAPE", "SYSTEM", "THREADS"))
     args = p.parse_args()
     if args.one:
-        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]))))
+        print(json.dumps(one(args.one[0], args.one[1], int(args.one[2]), args.clock)))
         return
     for threads in args.threads:
         for shape in args.shapes:
@@ -89,8 +94,9 @@ def main():
                 if system == "numpy":
                     env.pop("OPENBLAS_CORETYPE", None)
                     env.pop("OPENBLAS_L2_SIZE", None)
-                r = subprocess.run([sys.executable, __file__, "--one", shape, system,
-                                    str(threads)], capture_output=True, text=True, env=env)
+                r = subprocess.run([sys.executable, __file__, "--clock", args.clock, "--one",
+                                    shape, system, str(threads)],
+                                   capture_output=True, text=True, env=env)
                 if r.returncode != 0:
                     print(r.stderr[-2000:])
                     row[system] = None

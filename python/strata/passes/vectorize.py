@@ -29,6 +29,32 @@ the sequential form (8x16 tiles):
         %r = scf.for %k ... iter_args(%v = %acc) { vector.contract ... : vector<8x16xf32> }
         vector.transfer_write %r ...
 
+Large f32 matmuls (rows and columns at least ``pack-min``, operands in standard
+order, not inside strata-fuse's epilogue tiles) run on packed panels instead
+(option ``pack``): A is copied into zero-padded row panels ``[M/mr][K][mr]``, B
+into column panels ``[N/nr][K][nr]``, and a micro-kernel of ``mr`` broadcasts x
+``nr / lanes`` vector loads -> ``mr x nr / lanes`` FMAs per K step runs over
+them, its ``mr x nr`` accumulator kept in registers across the K tile.
+``mr x nr`` comes from the target's vector registers (``lanes``, default
+codegen/host.py ``f32_lanes``): 8x32 with AVX-512 (16 of 32 zmm accumulate),
+6x16 with AVX2 (12 of 16 ymm). Cache tiles ``pack-m x pack-n x pack-k``
+(128x256x256) keep a B panel's K tile (32 KiB) in L1 while every A panel of the
+cache tile streams past it from L2. Batch matmuls the same, per batch. The
+packs are lowered by strata-decompose (tensor.pad + expand_shape + transpose):
+
+    %0 = linalg.matmul ins(%a, %b : tensor<100x33xf32>, tensor<33x70xf32>) outs(%c)
+  =>                                                       (AVX-512: mr=8, nr=32)
+    %pa = linalg.pack %a padding_value(0) inner_dims_pos = [0] inner_tiles = [8]  -> 13x33x8
+    %pb = linalg.pack %b padding_value(0) outer_dims_perm = [1, 0] inner_dims_pos = [1]
+                                                           inner_tiles = [32]      -> 3x33x32
+    %pc = linalg.pack %c ... inner_tiles = [8, 32]                                 -> 13x3x8x32
+    scf.for %np ... scf.for %mp ... {                      // B panel, then each A panel
+      %acc = vector.transfer_read %pc[%mp, %np, 0, 0]      // hoisted out of the K loop
+      %r = scf.for %k ... iter_args(%v = %acc) {
+        vector.contract %pa[%mp, %k, :], %pb[%np, %k, :], %v   // vector<8> x vector<32>
+      ...
+    %0 = linalg.unpack %r ... into %c
+
 The contractions are lowered to FMAs later by strata-lower-vectors (after
 bufferization). Other linalg ops are left to LLVM's loop vectorizer.
 """
@@ -280,7 +306,11 @@ def _mnk(op, batch):
 
 
 def _lower(root):
-    """The schedule of strata-lower-vectors."""
+    """The schedule of strata-lower-vectors.
+
+    Transfers of more than one dim (the packed kernel's accumulator, read from a
+    rank-4 panel) are unrolled into 1-D ones here: convert-vector-to-scf would give
+    each a stack buffer inside the loop nest, which overflows the stack."""
     apply_patterns(match_ops(root, ["func.func"]), vector.ApplyRankReducingSubviewPatternsOp,
                    lambda: vector.ApplyTransferToScfPatternsOp(max_transfer_rank=1,
                                                                full_unroll=True))
