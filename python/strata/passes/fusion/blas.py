@@ -11,7 +11,7 @@ microseconds and both are reported.
                     bytes of the operands / GEN_BW)
       packed (f32, M and N >= 64, no fused epilogue: strata-vectorize's panels):
               = flops / (GEN_PACKED_RATE x panel use x threads)
-                + (8 (M K + K N) + 16 M N) bytes / (PACKED_COPY_BW in L2, else PACK_BW_CACHE)
+                + (8 (M K + K N) + 16 M N) bytes / PACKED_COPY_BW
     BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
                 + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
 
@@ -69,7 +69,7 @@ __all__ = ["BlasEstimate", "estimate", "GEN_RATE", "GEN_PACKED_RATE", "BLAS_RATE
 
 GEN_RATE = 85e3      # flop/us, one thread, generated register tiles, B panel in L2
 GEN_PACKED_RATE = 85e3  # flop/us, one thread, the packed micro-kernel (any operand size)
-PACKED_COPY_BW = 80e3  # bytes/us through the packing copies while they stay in L2
+PACKED_COPY_BW = 50e3  # bytes/us through the packing copies and the unpack (streaming)
 PACKED_MIN = 64      # strata-vectorize's pack-min: fewest rows and columns packed
 GEN_OUT_OF_CACHE = 0.55  # ... when the K x N operand is larger than L2
 GEN_BW = 25e3        # bytes/us: generated code reads each operand at least once
@@ -132,8 +132,7 @@ def _packed(batch, m, n, k, threads, lanes) -> float:
     mr, nr = (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
     flops = 2.0 * batch * m * n * k
     rate = GEN_PACKED_RATE * _use(m, mr) * _use(n, nr) * k / (k + 16)
-    copied = 8.0 * (m * k + k * n) + 16.0 * m * n
-    copies = batch * copied / (PACKED_COPY_BW if copied <= 2 * L2_BYTES else PACK_BW_CACHE)
+    copies = batch * (8.0 * (m * k + k * n) + 16.0 * m * n) / PACKED_COPY_BW
     gen_threads = 1
     if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
         tiles = batch * math.ceil(m / 128) * math.ceil(n / 256)
