@@ -21,6 +21,7 @@ from ..passes.gpu.map import GpuMapPass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.strided_copies import StridedCopiesPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.unique_results import UniqueResultsPass
 from ..passes.vectorize import LowerVectorsPass, VectorizePass
@@ -36,7 +37,8 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, FusePass, LayoutPass,
     ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
     UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass, LowerToLLVMPass,
-    CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass, GpuPipeline)}
+    CheckLevelPass, StridedCopiesPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass,
+    GpuPipeline)}
 
 
 def is_strata_pass(name: str) -> bool:
