@@ -43,6 +43,14 @@ from suite_rows import rows as all_rows  # noqa: E402
 # They are removed for every system alike (strata's BLAS path uses the same library).
 DROP_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
+# Other benchmark scripts whose markdown (printed on stdout) the report includes, each run
+# once in its own process: (section title, script, arguments).
+EXTRA = [
+    ("Runtime for services: dispatch, restart, compile, new shapes", "runtime_bench.py", []),
+    ("PyTorch front end: torch.compile(backend=\"strata\") vs inductor vs eager",
+     "torch_bench.py", []),
+]
+
 
 def _env(threads: int, cache_dir: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in DROP_ENV}
@@ -247,6 +255,27 @@ def markdown(selected, results, lim, meta) -> str:
     return "\n".join(lines)
 
 
+def extras(log) -> str:
+    """The sections of EXTRA, each script's markdown as it printed it (or why it failed)."""
+    out = []
+    for title, script, args in EXTRA:
+        path = os.path.join(HERE, script)
+        if not os.path.exists(path):
+            continue
+        log(f"running {script}")
+        env = {k: v for k, v in os.environ.items() if k not in DROP_ENV}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (HERE, env.get("PYTHONPATH")) if p)
+        try:
+            p = subprocess.run([sys.executable, path, *args], env=env, capture_output=True,
+                               text=True, timeout=1800)
+            body = p.stdout.strip() if p.returncode == 0 else \
+                f"(`{script}` failed: {(p.stderr.strip().splitlines() or ['?'])[-1]})"
+        except subprocess.TimeoutExpired:
+            body = f"(`{script}` timed out)"
+        out += [f"## {title}", "", f"`python bench/{script}`, in the same run:", "", body, ""]
+    return "\n".join(out)
+
+
 def plot(selected, results, lim, path):
     import matplotlib
 
@@ -329,6 +358,8 @@ def main(argv=None):
     results = measure(selected, torch_ok, budget, log)
     os.makedirs(a.out, exist_ok=True)
     text = markdown(selected, results, lim, meta)
+    if not a.quick and not a.rows:
+        text += extras(log)
     try:
         plot(selected, results, lim, os.path.join(a.out, "benchmarks.png"))
     except ImportError:

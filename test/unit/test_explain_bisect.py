@@ -129,3 +129,20 @@ def test_a_fault_outside_the_optional_passes_is_reported():
     blamed: the error says so (here the reference itself is off by one)."""
     with pytest.raises(StrataError, match="even the plain pipeline leaves tolerance"):
         bisect(f, *_args(), reference=lambda x, w, b: f_ref(x, w, b) + 1.0)
+
+
+def test_cli_bisect_clean_script(tmp_path):
+    script = tmp_path / "model.py"
+    script.write_text(
+        "import numpy as np\nimport strata\n\n"
+        "def f(x, w):\n    return strata.tanh(x @ w) * 2.0\n\n"
+        "def f_inputs():\n    g = np.random.default_rng(0)\n"
+        "    return [g.standard_normal((9, 33)).astype(np.float32),\n"
+        "            g.standard_normal((33, 5)).astype(np.float32)]\n\n"
+        "def f_reference(x, w):\n    return np.tanh(x @ w) * 2.0\n")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "strata"), "bisect",
+                        f"{script}:f"], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "no pass leaves tolerance" in p.stdout and "the given float64 reference" in p.stdout
+    assert sorted(os.listdir(tmp_path)) == ["model.py"]

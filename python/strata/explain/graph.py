@@ -201,6 +201,7 @@ def function_graph(module: ir.Module, fname: str, level: str, remarks=(),
     block = func.regions[0].blocks[0]
     ids: dict[str, str] = {}  # value text -> node id
     layouts: dict[str, str] = {}  # value text -> the layout its producer wrote it in
+    used_groups: set[str] = set()
 
     def key(value) -> str:
         return value.get_name()
@@ -236,8 +237,12 @@ def function_graph(module: ir.Module, fname: str, level: str, remarks=(),
             if level != "strata" and sources.get(loc):
                 label += "\\nuser op: " + ", ".join(sources[loc])
             node = Node(nid, f"{label}\\n-> {results}" if results else label, loc, kind)
-            group = groups.get(loc)
+            # only a generic or a tiled loop can hold what was fused into it (several ops
+            # may share one source location), and each group is drawn once
+            group = groups.get(loc) if name in ("linalg.generic", "scf.for", "scf.forall") \
+                and loc not in used_groups else None
             if group and level not in ("strata", "linalg") and kind != "conversion":
+                used_groups.add(loc)
                 ops, why = group
                 cid = f"cluster_{nid}"
                 g.clusters[cid] = (f"fused into one kernel: {len(ops)} more op group(s)\\n"

@@ -10,10 +10,14 @@ from mlir import ir
 __all__ = ["user_frame", "user_location", "location_text", "position"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Modules of the package that are user programs written with strata's API (the demo's
+# models): their lines are the locations of the ops they build.
+_USER_CODE = {os.path.join(_PACKAGE_DIR, "demo.py")}
 
 
 def _is_internal(filename: str) -> bool:
-    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE_DIR + os.sep) and path not in _USER_CODE
 
 
 def user_frame():

@@ -131,12 +131,13 @@ def dump_folder(module: ir.Module) -> str | None:
 
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
           record_sizes: dict | None = None, fuse_options: str = "", before=None,
-          threads: int = 1, blas: str = "never") -> list:
+          threads: int = 1, blas: str = "never", timing: dict | None = None) -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
     ``before`` maps a level name to a callable run on the module just before the
     passes of that level. Returns the passes' remarks (e.g. strata-fuse's
     decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
+    ``timing``: filled with MLIR's per-pass timing, ``{level: [(seconds, pass, depth)]}``.
     """
     remarks = []
     dump = dump_folder(module)
@@ -145,8 +146,10 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
                                                  blas=blas)):
         if before and name in before:
             before[name](module)
+        rows = None if timing is None else timing.setdefault(name, [])
         remarks += run_pipeline(module.operation, f"builtin.module({text})",
-                                dump_dir=dump and os.path.join(dump, f"{i}-{name}"))
+                                dump_dir=dump and os.path.join(dump, f"{i}-{name}"),
+                                timing=rows)
         if record_sizes is not None:
             record_sizes[name] = _op_count(module)
     return remarks

@@ -11,6 +11,8 @@ commands:
   opt      the strata-opt driver (same as the strata-opt command)
   cache    the on-disk compilation cache: info | list | clear | explain KEY
   draw     a function of a .mlir file as a picture (SVG + PNG) at a level
+  report   SCRIPT.py:FN: its runtime costs, or with --html OUT the explanation page
+  bisect   SCRIPT.py:FN: the first pass after which its result leaves tolerance
 """
 
 
@@ -37,6 +39,14 @@ def main(argv=None) -> None:
         from .draw_cmd import run as draw_run
 
         sys.exit(draw_run(rest))
+    if command == "report":
+        from .report_cmd import run as report_run
+
+        sys.exit(report_run(rest))
+    if command == "bisect":
+        from .bisect_cmd import run as bisect_run
+
+        sys.exit(bisect_run(rest))
     if command == "opt":
         from .opt import run
 
