@@ -12,7 +12,7 @@ BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
 
 
 @pytest.mark.parametrize("name", ["common", "ops_bench", "fusion_bench", "gpu_bench",
-                                  "blas_bench"])
+                                  "blas_bench", "runtime_bench"])
 def test_bench_script_imports(name, monkeypatch):
     monkeypatch.syspath_prepend(os.path.abspath(BENCH))
     module = importlib.import_module(name)

@@ -33,7 +33,7 @@ def test_dump_dir_holds_every_pass_of_every_level(tmp_path, monkeypatch):
 
     fused = passes("2-fused")
     names = [fused[i].name.split("_", 1)[1] for i in sorted(fused)]
-    assert names[:2] == ["strata-decompose.mlir", "strata-fuse.mlir"]
+    assert names[:3] == ["strata-attention.mlir", "strata-decompose.mlir", "strata-fuse.mlir"]
     assert "strata.softmax" not in fused[0].read_text() and "linalg.generic" in \
         fused[1].read_text()
     strata_level = passes("0-strata")

@@ -25,8 +25,8 @@ import platform
 
 from ..errors import StrataError
 
-__all__ = ["CPU_FEATURES", "cpuinfo", "f32_lanes", "forced_features", "host_flags",
-           "llvm_target", "target_flags"]
+__all__ = ["CPU_FEATURES", "cache_bytes", "cpuinfo", "f32_lanes", "forced_features",
+           "host_flags", "llvm_target", "target_flags"]
 
 ENV = "STRATA_CPU_FEATURES"
 
@@ -109,3 +109,28 @@ def f32_lanes(flags: str | None = None, machine: str | None = None) -> int:
     if "avx" in words or "avx2" in words:
         return 8
     return 4
+
+
+def cache_bytes(level: int, default: int = 1 << 20) -> int:
+    """The size of one core's data (or unified) cache of ``level`` (1, 2, 3), from
+    /sys/devices/system/cpu/cpu0/cache; ``default`` where it cannot be read."""
+    import glob
+
+    for d in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        try:
+            with open(f"{d}/level") as f:
+                if int(f.read()) != level:
+                    continue
+            with open(f"{d}/type") as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(f"{d}/size") as f:
+                text = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        try:
+            return int(text.rstrip("KMG")) * scale
+        except ValueError:
+            continue
+    return default

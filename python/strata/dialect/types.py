@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
 import numpy as np
-from mlir import ir
 
 __all__ = ["dtype_to_mlir", "mlir_to_dtype", "tensor_type", "shape_of", "numpy_dtype",
            "dtype_of_numpy", "DYNAMIC"]
 
-DYNAMIC = ir.ShapedType.get_dynamic_size()
+# MLIR's ShapedType::kDynamic (``ir.ShapedType.get_dynamic_size()``), spelled out so that
+# importing this module does not load MLIR (a disk-cache hit never needs it).
+DYNAMIC = -(2**63)
 
 
 def dtype_to_mlir(dtype: str) -> ir.Type:
     """``"f32"`` -> ``f32`` in the current context."""
+    from mlir import ir
+
     if dtype == "f32":
         return ir.F32Type.get()
     if dtype == "f16":
@@ -32,12 +40,16 @@ def mlir_to_dtype(t: ir.Type) -> str:
 
 
 def tensor_type(shape, dtype: str) -> ir.RankedTensorType:
+    from mlir import ir
+
     dims = [DYNAMIC if d is None else int(d) for d in shape]
     return ir.RankedTensorType.get(dims, dtype_to_mlir(dtype))
 
 
 def shape_of(t: ir.Type):
     """``(shape, dtype)`` of a ranked tensor type; ``None`` for a dynamic dim."""
+    from mlir import ir
+
     rt = ir.RankedTensorType(t)
     shape = tuple(None if rt.is_dynamic_dim(i) else rt.get_dim_size(i) for i in range(rt.rank))
     return shape, mlir_to_dtype(rt.element_type)

@@ -4,13 +4,18 @@ IRDL checks only that operands are tensors and that required attributes have
 the right base kind; this verifier checks the rest with the shared rules of
 ``strata.dialect.shapes`` and compares the inferred result type with the
 declared one (a dynamic dim on either side is compatible with any size).
+``infer`` needs no MLIR (the recorded traces of frontend/record.py use it), so
+this module imports the bindings only where it reads an op.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from mlir import ir
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
+from dataclasses import dataclass
 
 from . import shapes as S
 from .types import shape_of
@@ -44,6 +49,8 @@ class OpAttrs:
                 raise S.ShapeError(f"attribute '{name}' is missing")
             return default
         attr = self._attrs[name]
+        from mlir import ir
+
         try:
             if kind == "i64s":
                 return list(ir.DenseI64ArrayAttr(attr))
@@ -69,6 +76,8 @@ class _Operand:
 
 
 def _operands(op: ir.Operation) -> list[_Operand]:
+    from mlir import ir
+
     out = []
     for i, v in enumerate(op.operands):
         if not isinstance(v.type, ir.RankedTensorType):
@@ -129,6 +138,8 @@ def _compatible(inferred, declared) -> bool:
 
 def verify_op(op: ir.Operation) -> str | None:
     """The first broken rule of a strata op, as a message; ``None`` if it verifies."""
+    from mlir import ir
+
     name = op.name.split(".", 1)[1]
     try:
         if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
@@ -155,6 +166,8 @@ def verify_op(op: ir.Operation) -> str | None:
 
 def verify_module(module_op: ir.Operation) -> list[tuple[ir.Operation, str]]:
     """Every strata op in ``module_op`` that breaks a rule, with its message."""
+    from mlir import ir
+
     failures = []
 
     def visit(op):

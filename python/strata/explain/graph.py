@@ -13,7 +13,8 @@ cost model's reason. Layout conversions (``linalg.transpose`` that
 strata-layout inserted or kept) are drawn in orange.
 
 ``to_dot(graph)`` writes Graphviz text; ``render(text, fmt)`` runs Graphviz's
-``dot`` (a clear StrataError naming the package to install when it is missing).
+``dot`` through the ``graphviz`` package (a clear StrataError naming what to
+install when ``dot`` is missing).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import html
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -348,15 +348,20 @@ def to_dot(g: Graph) -> str:
 
 
 def render(dot_text: str, fmt: str = "svg") -> bytes:
-    """The picture in ``fmt`` (svg, png, pdf) from Graphviz's ``dot``."""
-    exe = shutil.which("dot")
-    if exe is None:
+    """The picture in ``fmt`` (svg, png, pdf), from Graphviz's ``dot`` through the pinned
+    ``graphviz`` package."""
+    import graphviz
+
+    if shutil.which("dot") is None:
         raise StrataError("drawing needs Graphviz's `dot` program, which is not installed "
                           "(Debian/Ubuntu: apt-get install graphviz; macOS: brew install "
                           "graphviz)", location="<show>")
-    p = subprocess.run([exe, f"-T{fmt}"], input=dot_text.encode(), capture_output=True,
-                       timeout=120)
-    if p.returncode != 0:
-        raise StrataError(f"dot failed: {p.stderr.decode(errors='replace').strip()}",
-                          location="<show>")
-    return p.stdout
+    try:
+        return graphviz.Source(dot_text).pipe(format=fmt, engine="dot")
+    except graphviz.ExecutableNotFound:
+        raise StrataError("drawing needs Graphviz's `dot` program, which is not installed "
+                          "(Debian/Ubuntu: apt-get install graphviz)", location="<show>") from None
+    except graphviz.CalledProcessError as e:
+        detail = getattr(e, "stderr", b"") or b""
+        raise StrataError(f"dot failed: {detail.decode(errors='replace').strip() or e}",
+                          location="<show>") from None

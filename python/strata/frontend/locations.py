@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
 import os
 import sys
-
-from mlir import ir
 
 __all__ = ["user_frame", "user_location", "location_text", "position"]
 
@@ -52,6 +55,8 @@ def location_text() -> str:
 
 def user_location() -> ir.Location:
     """An ``ir.Location`` for the user's line that is calling into strata now."""
+    from mlir import ir
+
     frame = user_frame()
     if frame is None:
         return ir.Location.unknown()

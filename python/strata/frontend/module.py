@@ -15,52 +15,27 @@ from __future__ import annotations
 
 import inspect
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
 from ..context import new_context
-from ..dialect.types import dtype_of_numpy, tensor_type
+from ..dialect.types import tensor_type
 from ..errors import StrataError
 from .locations import location_text, user_location
+from .record import Record
+from .scopes import SCOPES as _SCOPES
+from .scopes import current_scope, spec_of
 from .tensor import Tensor, TensorSpec
 
 __all__ = ["Module", "Function", "trace", "current_scope", "spec_of"]
 
-_SCOPES: list = []
-
-
-def current_scope():
-    """The function under construction that was opened most recently."""
-    for scope in reversed(_SCOPES):
-        if not scope.closed:
-            return scope
-    raise StrataError("no strata function is being built here (constant() needs one, or "
-                      "pass like=<tensor>)", location=location_text())
-
-
-def spec_of(value, name: str = "argument") -> TensorSpec:
-    """The TensorSpec of an example value: a TensorSpec, a numpy array or a Python scalar."""
-    if isinstance(value, TensorSpec):
-        return value
-    if isinstance(value, bool):
-        raise StrataError(f"{name}: bool arguments are not supported", location=location_text())
-    if isinstance(value, float):
-        return TensorSpec((), "f32")
-    if isinstance(value, int):
-        return TensorSpec((), "i32")
-    if isinstance(value, (np.ndarray, np.generic)):
-        dtype = dtype_of_numpy(value.dtype)
-        if dtype not in ("f32", "f16", "bf16", "i32"):
-            raise StrataError(f"{name}: numpy dtype {value.dtype} is not supported (use float32, "
-                              "float16, bfloat16 or int32)", location=location_text())
-        return TensorSpec(np.shape(value), dtype)
-    raise StrataError(f"{name}: expected a numpy array, a Python scalar or a TensorSpec, got "
-                      f"{type(value).__name__}", location=location_text())
-
-
 class Function:
-    """A func.func of strata ops under construction; ``args`` are its Tensor arguments."""
+    """A func.func of strata ops under construction; ``args`` are its Tensor arguments.
+
+    ``record`` writes down each op built (frontend/record.py): its digest names the
+    function's IR without printing it."""
+
+    recording = False
 
     def __init__(self, module: Module, name: str, specs: dict[str, TensorSpec]):
         self.module = module
@@ -76,8 +51,9 @@ class Function:
             block = self.op.add_entry_block(arg_locs=[loc] * len(arg_types))
         self.arg_names = list(specs)
         module.arg_names[name] = self.arg_names
+        self.record = module.records[name] = Record(name, specs.values())
         self.insertion_point = ir.InsertionPoint(block)
-        self.args = tuple(Tensor(a, self) for a in block.arguments)
+        self.args = tuple(Tensor(a, self, node=i) for i, a in enumerate(block.arguments))
         _SCOPES.append(self)
 
     def check_open(self):
@@ -101,6 +77,7 @@ class Function:
             arg_types = [a.value.type for a in self.args]
             ftype = ir.FunctionType.get(arg_types, [v.value.type for v in values])
             self.op.attributes["function_type"] = ir.TypeAttr.get(ftype)
+        self.record.finish(v.node for v in values)
         self.closed = True
         _SCOPES.remove(self)
 
@@ -118,6 +95,7 @@ class Module:
         with self.context, ir.Location.unknown():
             self.mlir = ir.Module.create()
         self.arg_names: dict[str, list[str]] = {}  # function -> its Python argument names
+        self.records: dict[str, Record] = {}  # function -> what was built (frontend/record.py)
 
     def function(self, name: str, *specs: TensorSpec, **named: TensorSpec) -> Function:
         """Adds a function with the given argument specs (positional ones are named arg0...)."""

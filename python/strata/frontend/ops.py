@@ -1,7 +1,9 @@
 """Op builders over Tensor proxies: each emits strata ops through their op classes.
 
 The classes (generated from dialects/StrataOps.td, extended in dialects/strata.py)
-infer each result type with strata's shape rules.
+infer each result type with strata's shape rules. Each op is also written down in
+its function's record (frontend/record.py); in a recorded trace it is only
+written down, and MLIR is not imported.
 
 Every builder records the user's source line as the op's location, and a
 broken shape or dtype rule raises :class:`strata.StrataError` located there,
@@ -10,19 +12,25 @@ e.g. ``model.py:12:9: error: matmul: inner dimensions differ (64 vs 32)``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
 import builtins
 import functools
 from collections.abc import Sequence
 
 import numpy as np
-from mlir import ir
 
 from ..dialect import shapes as S
 from ..dialect.types import dtype_of_numpy, numpy_dtype, tensor_type
-from ..dialects import strata
 from ..errors import StrataError
 from .captures import warn_if_writable
 from .locations import location_text, user_location
+from .record import ATTRIBUTES
+from .record import DIALECT as strata  # op classes by name: resolved when MLIR is built
+from .record import infer as _infer
 from .tensor import Tensor
 
 __all__ = [
@@ -62,36 +70,57 @@ def _scope_of(values):
 
 def _emit(scope, op_class, *args, **attrs) -> Tensor:
     """One strata op, built by its op class (dialects/strata.py: the generated class, whose
-    result type the shape rules infer) at the scope's insertion point and the user's line.
+    result type the shape rules infer) at the scope's insertion point and the user's line,
+    and written down in the scope's record (a recording scope only writes it down).
 
     ``args`` are the class's operands (Tensors) and attributes in order; a broken rule
     raises ShapeError, which the public builders turn into a located StrataError."""
+    operands = [a for a in args if isinstance(a, Tensor)]
+    named = dict(zip(ATTRIBUTES.get(op_class.kind, ()), args[len(operands):], strict=True))
+    named.update(attrs)
+    if scope.recording:
+        shape, dtype = _infer(op_class.kind, operands, named)
+        node = scope.record.add(op_class.kind, [t.node for t in operands], named, shape, dtype)
+        return Tensor(None, scope, shape, dtype, node=node)
     args = [a.value if isinstance(a, Tensor) else a for a in args]
     with scope.context, scope.insertion_point, user_location():
-        op = op_class(*args, **attrs)
-    return Tensor(op.result, scope)
+        op = op_class.resolve()(*args, **attrs)
+    out = Tensor(op.result, scope)
+    out.node = scope.record.add(op_class.kind, [t.node for t in operands], named, out.shape,
+                                out.dtype)
+    return out
 
 
 def _splat(scope, value, dtype: str) -> Tensor:
     """A rank-0 constant of ``dtype`` holding a Python scalar."""
+    if dtype.startswith("i"):
+        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise S.ShapeError(f"cannot use the non-integer {value} with an {dtype} tensor")
+        if not -2**31 <= int(value) < 2**31:
+            raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} tensor")
+        value = int(value)
+    else:
+        try:
+            value = float(value)
+        except OverflowError:
+            raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} "
+                               "tensor") from None
+    if scope.recording:
+        return Tensor(None, scope, (), dtype, node=scope.record.add_splat(value, dtype))
+    from mlir import ir
+
     with scope.context, user_location():
         t = tensor_type((), dtype)
         elem = t.element_type
         if dtype.startswith("i"):
-            if isinstance(value, (float, np.floating)) and not float(value).is_integer():
-                raise S.ShapeError(f"cannot use the non-integer {value} with an {dtype} tensor")
-            if not -2**31 <= int(value) < 2**31:
-                raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} tensor")
-            attr = ir.IntegerAttr.get(elem, int(value))
+            attr = ir.IntegerAttr.get(elem, value)
         else:
-            try:
-                number = float(value)
-            except OverflowError:
-                raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} "
-                                   "tensor") from None
-            attr = ir.FloatAttr.get(elem, number)
+            attr = ir.FloatAttr.get(elem, value)
         dense = ir.DenseElementsAttr.get_splat(t, attr)
-    return _emit(scope, strata.ConstantOp, dense)
+        op = strata.ConstantOp.resolve()(dense, ip=scope.insertion_point)
+    out = Tensor(op.result, scope)
+    out.node = scope.record.add_splat(value, dtype)
+    return out
 
 
 _SCALARS = (int, float, np.integer, np.floating, bool)
@@ -541,6 +570,8 @@ def avg_pool2d(x, kernel, stride=None, padding=0, layout: str = "NCHW"):
 
 def dense_attr(array: np.ndarray, dtype: str) -> ir.DenseElementsAttr:
     """A dense elements attribute of ``dtype`` holding ``array`` (in the current context)."""
+    from mlir import ir
+
     t = tensor_type(array.shape, dtype)
     data = np.asarray(array).astype(numpy_dtype(dtype), order="C")  # keeps rank 0
     if dtype in ("bf16", "f16"):
@@ -556,9 +587,15 @@ def _constant_in(scope, value, dtype):
     if dtype not in S.DTYPES:
         raise S.ShapeError(f"constant: element type {dtype or array.dtype} is not supported "
                            f"(expected one of {', '.join(S.DTYPES)})")
+    if scope.recording:
+        node = scope.record.add_constant(array, dtype)
+        return Tensor(None, scope, array.shape, dtype, node=node)
     with scope.context, user_location():
         attr = dense_attr(array, dtype)
-    return _emit(scope, strata.ConstantOp, attr)
+        op = strata.ConstantOp.resolve()(attr, ip=scope.insertion_point)
+    out = Tensor(op.result, scope)
+    out.node = scope.record.add_constant(array, dtype)
+    return out
 
 
 @_user_errors
@@ -568,7 +605,7 @@ def constant(value, dtype: str | None = None, *, like: Tensor | None = None) -> 
     ``like`` names a tensor of the function to build into (default: the function
     being traced or built most recently).
     """
-    from .module import current_scope
+    from .scopes import current_scope
 
     scope = like.scope if like is not None else current_scope()
     return _constant_in(scope, value, dtype)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
 import numpy as np
-from mlir import ir
 
 from ..dialect.types import shape_of
 
@@ -62,10 +66,14 @@ class Tensor:
     __array_ufunc__ = None  # numpy arrays and scalars defer to Tensor's reflected operators
     __array_priority__ = 1000
 
-    def __init__(self, value: ir.Value, scope):
-        self.value = value
+    def __init__(self, value: ir.Value | None, scope, shape=None, dtype=None, node=None):
+        self.value = value  # None in a recorded trace (frontend/record.py): no MLIR
         self.scope = scope
-        self.shape, self.dtype = shape_of(value.type)
+        self.node = node  # its number in the scope's record
+        if value is None:
+            self.shape, self.dtype = tuple(shape), dtype
+        else:
+            self.shape, self.dtype = shape_of(value.type)
 
     @property
     def ndim(self) -> int:
@@ -73,10 +81,20 @@ class Tensor:
 
     @property
     def type(self) -> ir.Type:
+        if self.value is None:
+            from ..dialect.types import tensor_type
+
+            return tensor_type(self.shape, self.dtype)
         return self.value.type
 
     def __repr__(self) -> str:
-        return f"Tensor({self.value.type})"
+        return f"Tensor({self._type_text()})"
+
+    def _type_text(self) -> str:
+        if self.value is not None:
+            return str(self.value.type)
+        dims = "".join("?x" if d is None else f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.dtype}>"
 
     # Python conversions need a value, which a traced tensor does not have.
     def __bool__(self):
@@ -127,7 +145,7 @@ class Tensor:
             raise StrataError(f"{what}: a rank-0 tensor has no first axis",
                               location=location_text())
         if self.shape[0] is None:
-            raise StrataError(f"{what}: the first axis of {self.value.type} is dynamic (its "
+            raise StrataError(f"{what}: the first axis of {self._type_text()} is dynamic (its "
                               "size is known only at run time)", location=location_text())
         return self.shape[0]
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import StrataError
+from ..passes.attention import AttentionPass
 from ..passes.base import OptionError, check_threads
 from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
@@ -73,6 +74,9 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
+    if o.fusion:  # strata-fuse's report=true also reports the attention decisions
+        p.add(AttentionPass(threads=o.threads,
+                            report="report=true" in o.fuse_options.split()))
     p.add(DecomposePass())
     threads = f"threads={o.threads}" if o.threads > 1 else ""
     blas = f"blas={o.blas}" if o.blas != "never" else ""

@@ -6,6 +6,7 @@ the one list of them. Upstream MLIR passes are MLIR's to resolve.
 
 from __future__ import annotations
 
+from ..passes.attention import AttentionPass
 from ..passes.base import Options, PassPipeline
 from ..passes.blas import BlasPass
 from ..passes.bufferize import BufferizePass
@@ -34,7 +35,7 @@ __all__ = ["PASSES", "lookup", "is_strata_pass", "all_passes"]
 
 # flag -> class: passes (Pass) and named pipelines (PassPipeline) alike.
 PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
-    VerifyPass, CanonicalizePass, ToLinalgPass, DecomposePass, FusePass, LayoutPass,
+    VerifyPass, CanonicalizePass, ToLinalgPass, AttentionPass, DecomposePass, FusePass, LayoutPass,
     ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass, BufferizePass,
     UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass, LowerToLLVMPass,
     CheckLevelPass, StridedCopiesPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass,

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import os
 import resource
+from typing import TYPE_CHECKING
 
-from mlir import ir
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
 
 from ..errors import Diagnostic, StrataMemoryError, format_location
 
@@ -38,6 +40,8 @@ _BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "i64": 64, "i32": 32, "i8"
 def scan_allocs(module: ir.Module) -> list[list]:
     """``[bytes, location, type]`` of each statically sized buffer, largest first: heap
     buffers, and those strata-workspace placed in the workspace (views of it)."""
+    from mlir import ir
+
     found = []
 
     def visit(op):
@@ -61,6 +65,8 @@ def scan_allocs(module: ir.Module) -> list[list]:
 
 def workspace_bytes(module: ir.Module, fname: str) -> int:
     """The workspace function ``fname`` takes (strata-workspace), in bytes; 0 if none."""
+    from mlir import ir
+
     for op in module.body.operations:
         op = op.operation
         if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == fname \

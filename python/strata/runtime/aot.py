@@ -1,6 +1,6 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
-    LLVM dialect --mlir-translate--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
+    LLVM dialect --translate (in process)--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
                  --cc -shared (+ libmlir_c_runner_utils, libmlir_async_runtime
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
@@ -18,15 +18,14 @@ import _ctypes
 import ctypes
 import importlib.util
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-
-from mlir import ir
+from typing import TYPE_CHECKING
 
 from ..errors import StrataError
 from .engine import Kernel, keep_for_good, load_runtime_libraries, runtime_library
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
 
 __all__ = ["available", "build_shared_library", "SharedLibrary", "host_cpu"]
 
@@ -37,7 +36,17 @@ def _bin(package: str, tool: str) -> str:
 
 
 def _linker() -> str | None:
-    return shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    return _which("cc") or _which("gcc") or _which("clang")
+
+
+def _which(tool: str) -> str | None:
+    """The executable ``tool`` on the PATH (shutil.which's answer, without importing shutil
+    at a disk-cache hit)."""
+    for folder in os.get_exec_path():
+        path = os.path.join(folder, tool)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def available() -> bool:
@@ -52,10 +61,43 @@ def _llc_field(name: str, default: str) -> str:
     """A field of ``llc --version`` (read once), e.g. "Host CPU" or "Default target"."""
     global _LLC_VERSION
     if _LLC_VERSION is None:
-        _LLC_VERSION = subprocess.run([_bin("llvm", "llc"), "--version"], capture_output=True,
-                                      text=True).stdout
+        _LLC_VERSION = _llc_version()
     return next((line.split(":", 1)[1].strip() for line in _LLC_VERSION.splitlines()
                  if name in line), default)
+
+
+def _llc_version() -> str:
+    """``llc --version``, kept in the cache folder for this llc and this CPU (running llc
+    takes ~30 ms, most of a disk-cache hit's time in a new process)."""
+    import hashlib
+    import json
+
+    from ..codegen.host import cpuinfo
+    from .cache import cache_dir
+
+    llc = _bin("llvm", "llc")
+    try:
+        st = os.stat(llc)
+    except OSError:
+        st = None
+    stamp = {"llc": llc, "llc_stat": [st.st_size, st.st_mtime_ns] if st else None,
+             "cpu": hashlib.sha256((cpuinfo("model name") + cpuinfo("flags")).encode())
+             .hexdigest()[:16]}
+    path = os.path.join(cache_dir(), ".llc-version.json")
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+        if saved.get("stamp") == stamp and isinstance(saved.get("version"), str):
+            return saved["version"]
+    except (OSError, ValueError, AttributeError):
+        pass
+    import subprocess
+
+    from .cache import _save_json
+
+    version = subprocess.run([llc, "--version"], capture_output=True, text=True).stdout
+    _save_json(path, {"stamp": stamp, "version": version})
+    return version
 
 
 def host_cpu() -> str:
@@ -69,6 +111,8 @@ def _host_triple() -> str:
 
 
 def _run(cmd: list[str], what: str) -> None:
+    import subprocess
+
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise StrataError(f"{what} failed ({os.path.basename(cmd[0])} exit {p.returncode}): "
@@ -78,6 +122,8 @@ def _run(cmd: list[str], what: str) -> None:
 def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
                          opt_level: int = 3) -> None:
     """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically)."""
+    import tempfile
+
     linker = _linker()
     if linker is None:
         raise StrataError("no C compiler driver (cc) to link a shared library with",
@@ -96,10 +142,15 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
-        with open(src, "w") as f:
-            f.write(module.operation.get_asm(enable_debug_info=False))
-        _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
-             "translating to LLVM IR")
+        translated = _translate(module)
+        if translated is not None:
+            with open(ll, "w") as f:
+                f.write(translated)
+        else:
+            with open(src, "w") as f:
+                f.write(module.operation.get_asm(enable_debug_info=False))
+            _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
+                 "translating to LLVM IR")
         # The translated module names no target: without the triple, opt's cost model
         # knows no vector registers and the loop vectorizer does nothing.
         triple = f"-mtriple={_host_triple()}"
@@ -111,13 +162,27 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
         os.close(fd)
         try:
-            _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}",
-                  "-lmlir_c_runner_utils", "-lmlir_async_runtime", f"-Wl,-rpath,{libdir}"] + blas,
-                 "linking")
+            # --as-needed: a library whose code calls neither runtime library does not
+            # load them (they pull in libMLIR and libLLVM: ~100 ms at a new process's
+            # first disk-cache hit)
+            _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}", "-Wl,--as-needed",
+                  "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-Wl,--no-as-needed",
+                  f"-Wl,-rpath,{libdir}"] + blas, "linking")
             os.replace(tmp_lib, out_path)
         finally:
             if os.path.exists(tmp_lib):
                 os.unlink(tmp_lib)
+
+
+def _translate(module: ir.Module) -> str | None:
+    """LLVM IR of an LLVM-dialect module, translated in this process (as mlir-translate
+    --mlir-to-llvmir does, without its ~50 ms of start-up); None where the bindings lack it.
+    Taken from the extension itself: ``mlir.dialects.llvm`` costs ~0.1 s to import."""
+    try:
+        from mlir._mlir_libs._mlirDialectsLLVM import translate_module_to_llvmir
+    except ImportError:  # pragma: no cover - other builds of the bindings
+        return None
+    return translate_module_to_llvmir(module.operation)
 
 
 def _dlclose(handle: int) -> None:
@@ -127,6 +192,20 @@ def _dlclose(handle: int) -> None:
         _ctypes.dlclose(handle)
     except OSError:  # pragma: no cover - already closed
         pass
+
+
+_RUNTIME_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")
+
+
+def _runtime_needed(path: str) -> set:
+    """The MLIR runtime libraries the shared library ``path`` links (its DT_NEEDED names
+    are in its string table); both where it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return set(_RUNTIME_LIBRARIES)
+    return {name for name in _RUNTIME_LIBRARIES if b"\0" + name.encode() + b"\0" in data}
 
 
 class SharedLibrary:
@@ -140,7 +219,12 @@ class SharedLibrary:
     def __init__(self, path: str, threaded: bool = True):
         # The runtime libraries stay loaded for good: closing the last library that
         # needs the async runtime would unmap it under its running worker threads.
-        load_runtime_libraries()
+        # Code that calls neither (linked --as-needed) loads neither, and code that does
+        # not link the async runtime cannot be threaded, whatever it declares.
+        needed = _runtime_needed(path)
+        threaded = threaded and "libmlir_async_runtime.so" in needed
+        if needed:
+            load_runtime_libraries()
         self.path = path
         self.lib = ctypes.CDLL(path)
         self.closable = not threaded

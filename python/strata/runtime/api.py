@@ -16,6 +16,14 @@ once per distinct shape set (cached in memory).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
+    from ..frontend.module import Module
+
+import ctypes
 import functools
 import os
 import threading
@@ -25,29 +33,32 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
-from mlir import ir
 
-from ..context import new_context
-from ..dialect.types import dtype_of_numpy, numpy_dtype, shape_of
+from ..dialect.types import dtype_of_numpy, numpy_dtype
 from ..errors import StrataError
 from ..frontend.locations import location_text
-from ..frontend.module import Module, spec_of, trace
+from ..frontend.scopes import param_names, spec_of
 from ..frontend.tensor import TensorSpec
-from ..parsing import parse_module
-from ..pipelines.levels import level_index, level_steps
-from ..pipelines.runner import run_pipeline
-from .allocs import WORKSPACE_ALIGNMENT, check_allocs, scan_allocs, workspace_alloc, workspace_bytes
-from .cache_admin import explain_miss
-from .engine import address, uses_async_runtime
+from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
+from .engine import _char_at, address
 from .log import logger
-from .specialize import ShapeFunction
 from .variants import Variants
+
+# MLIR (the bindings, the pipelines) is imported where a compile needs it, not here:
+# a jitted function whose variant is in the disk cache runs without loading it
+# (see JitFunction._from_disk).
 
 __all__ = ["compile", "jit", "parse", "Program", "CompiledFunction", "CompileStats"]
 
 
 def parse(text: str, filename: str = "<string>") -> Module:
     """Parses .mlir text (strata or any level) into a strata.Module."""
+    from mlir import ir
+
+    from ..context import new_context
+    from ..frontend.module import Module
+    from ..parsing import parse_module
+
     context = new_context()
     module = Module(context)
     with context:
@@ -71,9 +82,14 @@ class CompileStats:
     ir_sizes: dict = field(default_factory=dict)  # level -> operations at that level
     fusion_report: list = field(default_factory=list)
     cache_hits: int = 0
+    profiles: list = field(default_factory=list)  # CompileProfile per compile (timing on)
 
 
 def _clone(module: ir.Module) -> ir.Module:
+    from mlir import ir
+
+    from ..context import new_context
+
     context = new_context()
     with context:
         return ir.Module.parse(module.operation.get_asm(enable_debug_info=True), context)
@@ -116,6 +132,8 @@ def dump_folder(module: ir.Module) -> str | None:
     root = os.environ.get("STRATA_DUMP_DIR")
     if not root:
         return None
+    from mlir import ir
+
     names = [ir.StringAttr(op.attributes["sym_name"]).value for op in module.body.operations
              if op.operation.name == "func.func" and
              "sym_visibility" not in op.operation.attributes]
@@ -139,24 +157,50 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
     ``timing``: filled with MLIR's per-pass timing, ``{level: [(seconds, pass, depth)]}``.
     """
+    from ..pipelines.levels import level_steps
+    from .progress import Progress
+
     remarks = []
     dump = dump_folder(module)
-    for i, (name, text) in enumerate(level_steps(compile_to, fusion=fusion, layout=layout,
-                                                 fuse_options=fuse_options, threads=threads,
-                                                 blas=blas)):
-        if before and name in before:
-            before[name](module)
-        rows = None if timing is None else timing.setdefault(name, [])
-        remarks += run_pipeline(module.operation, f"builtin.module({text})",
-                                dump_dir=dump and os.path.join(dump, f"{i}-{name}"),
-                                timing=rows)
-        if record_sizes is not None:
-            record_sizes[name] = _op_count(module)
+    steps = level_steps(compile_to, fusion=fusion, layout=layout, fuse_options=fuse_options,
+                        threads=threads, blas=blas)
+    progress = Progress(_functions_text(module))
+    progress.level(steps[0][0])
+    with progress:
+        for i, (name, text) in enumerate(steps):
+            progress.level(name)
+            remarks += _lower_level(module, name, text, i, before, dump, timing,
+                                    record_sizes)
+    return remarks
+
+
+def _functions_text(module) -> str:
+    from mlir import ir
+
+    return ", ".join("@" + ir.StringAttr(op.attributes["sym_name"]).value
+                     for op in module.body.operations
+                     if op.operation.name == "func.func" and
+                     "sym_visibility" not in op.operation.attributes) or "a module"
+
+
+def _lower_level(module, name, text, i, before, dump, timing, record_sizes) -> list:
+    """Runs one level's passes (see lower)."""
+    from ..pipelines.runner import run_pipeline
+
+    if before and name in before:
+        before[name](module)
+    rows = None if timing is None else timing.setdefault(name, [])
+    remarks = run_pipeline(module.operation, f"builtin.module({text})",
+                           dump_dir=dump and os.path.join(dump, f"{i}-{name}"), timing=rows)
+    if record_sizes is not None:
+        record_sizes[name] = _op_count(module)
     return remarks
 
 
 def _op_count(module: ir.Module) -> int:
     """How many operations ``module`` holds (a size that needs no printing)."""
+    from mlir import ir
+
     count = 0
 
     def visit(op):
@@ -166,6 +210,10 @@ def _op_count(module: ir.Module) -> int:
 
     module.operation.walk(visit)
     return count - 1  # the module itself
+
+
+_addressof = ctypes.addressof
+_ndarray = np.ndarray
 
 
 class CompiledFunction:
@@ -185,6 +233,8 @@ class CompiledFunction:
         self.workspace = workspace  # bytes of intermediates (strata-workspace)
         self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
         self._local = threading.local()
+        # what the warm path needs of each argument's address: its dtype's alignment
+        self._masks = tuple(numpy_dtype(d).alignment - 1 for _, d in arg_specs)
 
     def _workspace(self) -> int:
         """This thread's workspace (allocated on its first call, kept): its aligned address."""
@@ -202,6 +252,37 @@ class CompiledFunction:
         if self.workspace:
             pointers.append(self._workspace())
         self.kernel.call_pointers(pointers)
+        return outs
+
+    def run_if_ready(self, arrays):
+        """The warm path: runs on numpy ``arrays`` whose shapes and dtypes (native order)
+        are the signature's, and returns the results, or None where an array is not
+        C-contiguous and aligned (the caller converts it). One pass over the arguments,
+        writing their addresses straight into this thread's descriptors."""
+        descs, call = self.kernel.thread_state()
+        masks = self._masks
+        for i, a in enumerate(arrays):
+            try:
+                p = _addressof(_char_at(a))  # a writable buffer: C-contiguous
+            except (TypeError, ValueError):  # read-only, not contiguous, or empty
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+                p = a.ctypes.data
+            if p & masks[i]:
+                return None
+            desc = descs[i]
+            desc.allocated = desc.aligned = p
+        i = len(arrays)
+        outs = [np.empty(s, d) for s, d in self._outs]
+        for o in outs:
+            desc = descs[i]
+            desc.allocated = desc.aligned = address(o)
+            i += 1
+        if self.workspace:
+            desc = descs[i]
+            desc.allocated = desc.aligned = self._workspace()
+        call()
         return outs
 
 
@@ -225,10 +306,17 @@ class DynamicFunction(CompiledFunction):
     checked against what the process can allocate.
     """
 
-    def __init__(self, *args, shapes: ShapeFunction):
+    def __init__(self, *args, shapes):
         super().__init__(*args)
         self.shapes = shapes
         self._checked: set = set()
+
+    def run_if_ready(self, arrays):
+        for a in arrays:
+            flags = a.flags
+            if not (flags.c_contiguous and flags.aligned):
+                return None
+        return self.run(arrays)
 
     def run(self, arrays):
         specs = [(a.shape, d) for a, (_, d) in zip(arrays, self.arg_specs, strict=True)]
@@ -298,6 +386,11 @@ class ProgramBase:
     """
 
     def __init__(self, module: Module | ir.Module, max_variants: int | None = None):
+        from mlir import ir
+
+        from ..dialect.types import shape_of
+        from ..frontend.module import Module
+
         self.module = module.mlir if isinstance(module, Module) else module
         self.stats = CompileStats()
         self.fast = None  # jit: the one compiled function, when arrays need no conversion
@@ -352,8 +445,10 @@ class Program(ProgramBase):
 
     def __init__(self, module: Module | ir.Module, *, fusion: bool | str = True,
                  opt_level: int = 3, layout: bool = True, threads: int | None = None,
-                 max_variants: int | None = None, dynamic: bool = False, blas: str = "auto"):
+                 max_variants: int | None = None, dynamic: bool = False, blas: str = "auto",
+                 timing: bool = False):
         super().__init__(module, max_variants)
+        self.timing = timing  # collect a CompileProfile per compile (runtime/profile.py)
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
@@ -362,6 +457,7 @@ class Program(ProgramBase):
         # call; else once per distinct shapes, fully static (faster code)
         self.dynamic = dynamic
         self.blas = _blas(blas)
+        self.trace_digest = None  # a jit variant's: its disk-cache key names the trace
 
     def _get(self, fname, arg_specs):
         if self.dynamic:
@@ -392,9 +488,32 @@ class Program(ProgramBase):
         With the on-disk cache on (runtime/cache.py) and a C compiler driver present,
         the function is compiled ahead of time into a cached shared library (and
         loaded from there next time); otherwise MLIR's ExecutionEngine JIT-compiles it.
+        With timing on (``timing=True`` or ``STRATA_TIMING``), the compile's profile
+        (runtime/profile.py) goes to ``stats.profiles``.
         """
+        from .profile import CompileProfile, timing_enabled
+
+        profile = None
+        if timing_enabled(self.timing):
+            profile = CompileProfile(fname, _signature(arg_specs))
+        built = self._build_profiled(fname, arg_specs, fuse_options, profile)
+        if profile is not None:
+            self.stats.profiles.append(profile)
+            profile.emit()
+        return built
+
+    def _build_profiled(self, fname, arg_specs, fuse_options, profile):
+        import contextlib
+
         from . import aot, cache
-        from .engine import Engine
+
+        def phase(name):
+            return profile.phase(name) if profile is not None else contextlib.nullcontext()
+
+        from .allocs import scan_allocs, workspace_bytes
+        from .cache_admin import explain_miss
+        from .engine import Engine, uses_async_runtime
+        from .specialize import ShapeFunction
 
         module, result_specs = specialized(self.module, fname, arg_specs)
         dynamic = any(None in tuple(s) for s, _ in arg_specs)
@@ -402,15 +521,15 @@ class Program(ProgramBase):
         use_cache = cache.enabled() and aot.available()
         key = None
         if use_cache:
-            options = {"fusion": str(self.fusion), "layout": self.layout,
-                       "fuse_options": fuse_options, "opt_level": self.opt_level,
-                       "threads": self.threads}
-            if self.blas != "never":  # the library the code may call is part of the key
-                from .blas import identity
-
-                options.update(blas=self.blas, blas_library=identity())
-            parts = cache.key_parts(module.operation.get_asm(enable_debug_info=False), fname,
-                                    options, [[list(s), d] for s, d in arg_specs])
+            options = key_options(self.fusion, self.layout, fuse_options, self.opt_level,
+                                  self.threads, self.blas)
+            signature = [[list(s), d] for s, d in arg_specs]
+            if self.trace_digest is not None:  # a jit variant: keyed by its trace
+                parts = cache.key_parts(None, fname, options, signature,
+                                        trace=self.trace_digest)
+            else:
+                parts = cache.key_parts(module.operation.get_asm(enable_debug_info=False),
+                                        fname, options, signature)
             key = cache.key_of(parts)
             check = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
                      "results": [[list(s), d] for s, d in result_specs]}
@@ -441,9 +560,11 @@ class Program(ProgramBase):
             allocs.extend(scan_allocs(m))
             workspace.append(workspace_bytes(m, fname))
 
-        remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
-                        record_sizes=sizes, threads=self.threads, blas=self.blas,
-                        fuse_options=fuse_options, before={"llvm": buffers})
+        with phase("lower (MLIR passes)"):
+            remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
+                            record_sizes=sizes, threads=self.threads, blas=self.blas,
+                            fuse_options=fuse_options, before={"llvm": buffers},
+                            timing=None if profile is None else profile.passes)
         check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
         if use_cache:
             meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
@@ -451,12 +572,15 @@ class Program(ProgramBase):
                     "threaded": uses_async_runtime(module), "key": parts,
                     "workspace": workspace[0],
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
-            lib_path = cache.store(key, lambda path: aot.build_shared_library(
-                module, path, opt_level=self.opt_level), meta)
+            with phase("native code (LLVM)"):
+                lib_path = cache.store(key, lambda path: aot.build_shared_library(
+                    module, path, opt_level=self.opt_level), meta)
             if lib_path is not None:
-                compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
+                with phase("load"):
+                    compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
                 return compiled, remarks, sizes
-        engine = Engine(module, opt_level=self.opt_level)
+        with phase("native code (LLVM JIT)"):
+            engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
                                ([(workspace[0],)] if workspace[0] else []))
         compiled = compiled_function(fname, arg_specs, result_specs, kernel, allocs,
@@ -464,15 +588,55 @@ class Program(ProgramBase):
         return compiled, remarks, sizes
 
     def _from_library(self, lib_path, fname, arg_specs, meta, shapes=None):
-        from .aot import SharedLibrary
+        return library_function(lib_path, fname, arg_specs, meta, shapes)
 
-        result_specs = [(tuple(s), d) for s, d in meta["results"]]
-        lib = SharedLibrary(lib_path, threaded=meta["threaded"])
-        workspace = int(meta["workspace"])
-        kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
-                            ([(workspace,)] if workspace else []))
-        return compiled_function(fname, arg_specs, result_specs, kernel, meta["allocs"],
-                                 workspace, shapes)
+
+def library_function(lib_path, fname, arg_specs, meta, shapes=None):
+    """The compiled function ``fname`` of a cached shared library, as its metadata says."""
+    from .aot import SharedLibrary
+
+    result_specs = [(tuple(s), d) for s, d in meta["results"]]
+    lib = SharedLibrary(lib_path, threaded=meta["threaded"])
+    workspace = int(meta["workspace"])
+    kernel = lib.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
+                        ([(workspace,)] if workspace else []))
+    return compiled_function(fname, arg_specs, result_specs, kernel, meta["allocs"],
+                             workspace, shapes)
+
+
+def key_options(fusion, layout, fuse_options, opt_level, threads, blas) -> dict:
+    """The compile options of a disk-cache key (runtime/cache.py)."""
+    options = {"fusion": str(fusion), "layout": layout, "fuse_options": fuse_options,
+               "opt_level": opt_level, "threads": threads}
+    if blas != "never":  # the library the code may call is part of the key
+        from .blas import identity
+
+        options.update(blas=blas, blas_library=identity())
+    return options
+
+
+class CachedProgram:
+    """A jit variant loaded from the disk cache: its compiled function, no MLIR module."""
+
+    def __init__(self, compiled: CompiledFunction, names, meta: dict):
+        self.fast = None  # set by the caller when the arrays need no conversion
+        self.compiled = compiled
+        self.names = names
+        self.stats = CompileStats(cache_hits=1, ir_sizes=dict(meta.get("ir_sizes", {})),
+                                  fusion_report=list(meta.get("remarks", [])))
+        self._cache = Variants(1)
+        self._cache.get_or_build(compiled.name, lambda: compiled)
+
+    def __call__(self, *args):
+        fname = self.compiled.name
+        if len(args) != len(self.compiled.arg_specs):
+            raise StrataError(f"{fname}: expected {len(self.compiled.arg_specs)} arguments, "
+                              f"got {len(args)}", location=location_text())
+        arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
+                  zip(args, self.compiled.arg_specs, self.names, strict=True)]
+        self.stats.calls += 1
+        outs = self.compiled.run(arrays)
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def specialized(source: ir.Module, fname: str, arg_specs):
@@ -487,6 +651,10 @@ def specialized(source: ir.Module, fname: str, arg_specs):
 
 def _keep_only(module: ir.Module, fname: str) -> None:
     """Drops every function but ``fname``; returns its result (shape, dtype) specs."""
+    from mlir import ir
+
+    from ..dialect.types import shape_of
+
     result_specs = None
     for op in list(module.body.operations):
         if op.operation.name == "func.func":
@@ -505,8 +673,9 @@ class JitFunction:
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
                  dynamic: dict | None = None, automatic_dynamic: bool = False,
-                 max_recompiles: int | None = None, blas: str = "auto"):
+                 max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
         self.fn = fn
+        self.timing = timing
         self.fusion = fusion
         self.layout = layout
         self.opt_level = opt_level
@@ -524,6 +693,7 @@ class JitFunction:
         self._dynamic_hits: OrderedDict = OrderedDict()  # exact key -> one of those
         self._failed_dynamic: set = set()  # dims a dynamic compile could not handle
         self._lock = threading.RLock()
+        self._last = (None, None)  # (key, variant) of the latest call
 
     def signature_of(self, args):
         names = _param_names(self.fn, len(args))
@@ -532,26 +702,31 @@ class JitFunction:
         return tuple((s.shape, s.dtype) for s in specs)
 
     def trace(self, *args) -> Module:
+        from ..frontend.module import trace
+
         return trace(self.fn, *args)
 
     def __call__(self, *args):
         # The warm path keys on (shape, dtype) / Python type only; the full spec checks
-        # (with their error messages) run when a signature is first seen.
-        key = tuple((a.shape, a.dtype) if isinstance(a, np.ndarray) else type(a) for a in args)
-        program = self._programs.get(key)
-        if program is None:
-            program = self._dynamic_hits.get(key)
+        # (with their error messages) run when a signature is first seen. The variant
+        # of the previous call is kept beside its key: a repeated signature skips even
+        # the variants' lookup (one tuple, read atomically: safe under threads).
+        key = tuple([(a.shape, a.dtype) if isinstance(a, _ndarray) else type(a) for a in args])
+        last = self._last
+        if last[0] == key:
+            program = last[1]
+        else:
+            program = self._programs.get(key)
             if program is None:
-                program = self._resolve(key, args)
+                program = self._dynamic_hits.get(key)
+                if program is None:
+                    program = self._resolve(key, args)
+            self._last = (key, program)
         self.stats.calls += 1
         fast = program.fast
-        if fast is not None:
-            for a in args:
-                flags = a.flags
-                if not (flags.c_contiguous and flags.aligned):
-                    break
-            else:  # the key matched shapes and dtypes exactly: nothing else to check
-                outs = fast.run(args)
+        if fast is not None:  # the key matched shapes and dtypes exactly
+            outs = fast.run_if_ready(args)
+            if outs is not None:
                 return outs[0] if len(outs) == 1 else tuple(outs)
         return program(*args)
 
@@ -629,6 +804,8 @@ class JitFunction:
                  _signature(signature), what, self._why(signature))
         start = time.perf_counter()
         try:
+            from ..frontend.module import trace
+
             module = trace(self.fn, *specs)
             program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                               layout=self.layout, threads=self.threads, max_variants=1,
@@ -663,10 +840,29 @@ class JitFunction:
         logger("recompiles").info("%s: compiling for %s: %s", self.__name__,
                                   _signature(signature), self._why(signature))
         start = time.perf_counter()
+        program = self._from_disk(args)
+        if program is not None:
+            from .profile import CompileProfile, timing_enabled
+
+            if timing_enabled(self.timing):
+                profile = CompileProfile(self.__name__, _signature(signature))
+                profile.phases.append(("trace record + load (disk hit)",
+                                       time.perf_counter() - start))
+                self.stats.profiles.append(profile)
+                profile.emit()
+            self._signatures_seen.append(signature)
+            self._count(program, start)
+            return program
+        from ..frontend.module import trace
+
+        traced = time.perf_counter()
         module = trace(self.fn, *args)
+        traced = time.perf_counter() - traced
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                           layout=self.layout, threads=self.threads, max_variants=1,
-                          blas=self.blas)
+                          blas=self.blas, timing=self.timing)
+        (record,) = module.records.values()
+        program.trace_digest = record.digest()  # the cache key names the trace, not its IR
         program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
                                for k, v in program._signatures.items()}
         specs, _ = next(iter(program._signatures.values()))
@@ -675,8 +871,53 @@ class JitFunction:
                       for a, (_, d) in zip(args, specs, strict=True)])
         if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
             program.fast = next(iter(program._cache.values()))
+        for profile in program.stats.profiles:
+            profile.phases.insert(0, ("trace", traced))
+            self.stats.profiles.append(profile)
         self._signatures_seen.append(signature)
         self._count(program, start)
+        return program
+
+    def _from_disk(self, args):
+        """The static variant for ``args`` from the disk cache, or None (a miss, no cache).
+
+        The function is traced without MLIR (frontend/record.py) and the entry is looked
+        up by the trace's digest, as ``_compile`` stores it; a hit loads the shared
+        library and its metadata, so a new process runs it without importing MLIR.
+        """
+        from . import aot, cache
+
+        if not cache.enabled() or self.fusion == "measure" or not aot.available():
+            return None
+        from ..frontend.record import record_trace
+
+        try:
+            record = record_trace(self.fn, *args)
+        except Exception:  # noqa: BLE001 - the MLIR trace raises the same error (or can
+            return None     # do what a recording cannot, e.g. read tensor.type)
+        arg_specs = [(tuple(shape), dtype) for shape, dtype in record.args]
+        signature = [[list(shape), dtype] for shape, dtype in arg_specs]
+        parts = cache.key_parts(None, record.name, key_options(
+            self.fusion, self.layout, "report=true", self.opt_level, self.threads, self.blas),
+            signature, trace=record.digest())
+        key = cache.key_of(parts)
+        hit = cache.load(key, {"function": record.name, "args": signature, "results": [
+            [list(shape), dtype] for shape, dtype in record.result_specs()]})
+        if hit is None:
+            return None  # _compile's full path logs the miss and explains it
+        lib_path, meta = hit
+        try:
+            compiled = library_function(lib_path, record.name, arg_specs, meta)
+        except (OSError, KeyError, TypeError, ValueError, StrataError) as e:
+            cache.discard(key, f"cannot load it: {e}")  # rebuilt by the full path
+            return None
+        check_allocs(record.name, compiled.allocs + workspace_alloc(record.name,
+                                                                   compiled.workspace))
+        logger("cache").info("hit %s for %s%s (from the trace, MLIR not loaded)", key,
+                             record.name, _signature(arg_specs))
+        program = CachedProgram(compiled, _param_names(self.fn, len(args)), meta)
+        if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
+            program.fast = compiled
         return program
 
     def _why(self, signature) -> str:
@@ -697,6 +938,15 @@ class JitFunction:
                 if a != b:
                     return f"argument '{name}' dim {i}: {a} -> {b}"
         return "a new signature"
+
+    def compile_profile(self):
+        """The latest compile's CompileProfile (runtime/profile.py): its phases and MLIR's
+        per-pass timing of every level. Needs ``timing=True`` or ``STRATA_TIMING=1``."""
+        if not self.stats.profiles:
+            raise StrataError(f"{self.__name__}: no compile profile (compile with "
+                              "timing=True or STRATA_TIMING=1, and call the function once)",
+                              location=location_text())
+        return self.stats.profiles[-1]
 
     def report(self, *args):
         """Measures and returns the four costs (cold compile, restart, warm call, new
@@ -771,16 +1021,13 @@ def _max_recompiles(value) -> int:
 
 
 def _param_names(fn, n):
-    import inspect
-
-    params = list(inspect.signature(fn).parameters)
-    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+    return param_names(fn, n)
 
 
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
         threads: int | None = None, max_variants: int | None = None,
         dynamic: dict | None = None, automatic_dynamic: bool = False,
-        max_recompiles: int | None = None, blas: str = "auto"):
+        max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     numpy arrays the function captures (closures, globals) are constants read at
@@ -802,12 +1049,14 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     ``blas``: ``auto`` (the cost model chooses, per matmul, between generated code
     and numpy's OpenBLAS; the choice is in ``stats.fusion_report``), ``always``
     or ``never`` (see runtime/blas.py).
+    ``timing``: keep each compile's profile (phases and MLIR's per-pass timing of every
+    level) for ``f.compile_profile()``; ``STRATA_TIMING=1`` does so and prints each one.
     The function may be called from several threads at once.
     """
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
                    max_variants=max_variants, dynamic=dynamic,
                    automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,
-                   blas=blas)
+                   blas=blas, timing=timing)
     if fn is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(fn, **options)
@@ -815,7 +1064,8 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
 
 def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None = None,  # noqa: A001
             fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
-            threads: int | None = None, max_variants: int | None = None, blas: str = "auto"):
+            threads: int | None = None, max_variants: int | None = None, blas: str = "auto",
+            timing: bool = False):
     """Compiles a strata.Module, .mlir text or a Python function.
 
     ``max_variants``: compiled signatures kept per program (see strata.jit).
@@ -832,6 +1082,10 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
     callable on numpy arrays (a Program, or a jit function for a Python function
     without examples).
     """
+    from ..context import new_context
+    from ..frontend.module import Module, trace
+    from ..pipelines.levels import level_index
+
     if target == "cuda":
         from .cuda import compile_cuda
 
@@ -846,7 +1100,8 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
                 raise StrataError("compile_to needs example arguments to trace a Python "
                                   "function with", location=location_text())
             return JitFunction(fn_or_module, fusion=fusion, opt_level=opt_level, layout=layout,
-                               threads=threads, max_variants=max_variants, blas=blas)
+                               threads=threads, max_variants=max_variants, blas=blas,
+                               timing=timing)
         module = trace(fn_or_module, *examples)
     elif isinstance(fn_or_module, str):
         module = parse(fn_or_module)
@@ -860,7 +1115,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
               threads=_threads(threads), blas=_blas(blas))
         return out
     program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout,
-                      threads=threads, max_variants=max_variants, blas=blas)
+                      threads=threads, max_variants=max_variants, blas=blas, timing=timing)
     if callable(fn_or_module) and not isinstance(fn_or_module, Module):
         # guards name a traced function's parameters, as jit's do
         program._signatures = {k: (v[0], _param_names(fn_or_module, len(examples)))

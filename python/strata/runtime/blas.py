@@ -26,11 +26,12 @@ import ctypes
 import glob
 import os
 from functools import cache
+from typing import TYPE_CHECKING
 
-from mlir import ir
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
 
 from ..errors import StrataError
-from ..passes.blas import SGEMM, SYMBOLS
 
 __all__ = ["library", "identity", "needs_library", "link_args", "resolve_mode", "MODES"]
 
@@ -51,7 +52,7 @@ def library() -> str | None:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        if all(hasattr(lib, name) for name in SYMBOLS):
+        if all(hasattr(lib, name) for name in _symbols()):
             return os.path.realpath(path)
     return None
 
@@ -68,12 +69,11 @@ def identity() -> str | None:
 
 def needs_library(module: ir.Module) -> bool:
     """Whether ``module`` (any level) declares a function of the BLAS library."""
-    for op in module.body.operations:
-        op = op.operation
-        if op.name in ("func.func", "llvm.func") and "sym_name" in op.attributes and \
-                ir.StringAttr(op.attributes["sym_name"]).value in SYMBOLS:
-            return True
-    return False
+    from ..passes.blas import SYMBOLS
+    from .engine import top_level_symbols
+
+    return any(kind in ("func.func", "llvm.func") and name in SYMBOLS
+               for kind, name in top_level_symbols(module))
 
 
 def link_args(module: ir.Module) -> list[str]:
@@ -82,6 +82,15 @@ def link_args(module: ir.Module) -> list[str]:
         return []
     path = _required()
     return [path, f"-Wl,-rpath,{os.path.dirname(path)}"]
+
+
+def _symbols() -> tuple:
+    """The library functions compiled code may call (their names live with strata-blas; its
+    module imports MLIR, so they are copied here and a test keeps the two equal)."""
+    return (SGEMM, "scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_")
+
+
+SGEMM = "scipy_cblas_sgemm64_"
 
 
 def _required() -> str:

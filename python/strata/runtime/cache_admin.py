@@ -93,7 +93,7 @@ def explain_miss(parts: dict) -> str:
         return f"no entry for function '{parts.get('function')}' in {cache.cache_dir()}"
     key, diffs = best
     if any(d.startswith("signature:") for d in diffs):  # then the IR differs too, of course
-        diffs = [d for d in diffs if not d.startswith("ir:")]
+        diffs = [d for d in diffs if not d.startswith(("ir:", "trace:"))]
     diffs.sort(key=lambda d: (not d.startswith("signature:"), d))
     return f"the nearest entry ({key}) differs in " + "; ".join(diffs)
 

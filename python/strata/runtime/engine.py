@@ -9,14 +9,18 @@ cached per thread; only data pointers change between calls.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bindings are imported where they are used
+    from mlir import ir
+
 import ctypes
+import functools
 import os
 import threading
 from functools import cache
 
 import numpy as np
-from mlir import ir
-from mlir.execution_engine import ExecutionEngine
 
 __all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class", "set_target",
            "uses_async_runtime",
@@ -24,8 +28,16 @@ __all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class",
 
 
 def runtime_library(name: str) -> str:
-    """Path of a runtime library shipped with the installed MLIR package."""
-    return os.path.join(os.path.dirname(ir.__file__), "lib", name)
+    """Path of a runtime library shipped with the installed MLIR package (found without
+    importing the bindings)."""
+    return os.path.join(_mlir_root(), "lib", name)
+
+
+@cache
+def _mlir_root() -> str:
+    import importlib.util
+
+    return list(importlib.util.find_spec("mlir").submodule_search_locations)[0]
 
 
 @cache
@@ -54,11 +66,29 @@ def load_runtime_libraries() -> None:
 
 def uses_async_runtime(module: ir.Module) -> bool:
     """Whether LLVM-dialect ``module`` calls MLIR's async runtime (threaded code)."""
-    for op in module.body.operations:
-        if op.operation.name == "llvm.func" and "sym_name" in op.attributes and \
-                ir.StringAttr(op.attributes["sym_name"]).value.startswith("mlirAsyncRuntime"):
-            return True
-    return False
+    return any(kind == "llvm.func" and name.startswith("mlirAsyncRuntime")
+               for kind, name in top_level_symbols(module))
+
+
+def top_level_symbols(module: ir.Module) -> list[tuple[str, str]]:
+    """``(op name, symbol name)`` of the module's top-level ops that have a symbol.
+
+    Walks ``ir.Operation``s rather than iterating the body: the body's op views (and
+    the results' types) make the bindings import the ops' dialect modules, and
+    ``mlir.dialects.llvm`` alone takes ~0.1 s to import."""
+    from mlir import ir
+
+    found = []
+
+    def visit(op):
+        if op.name == "builtin.module":
+            return ir.WalkResult.ADVANCE
+        if "sym_name" in op.attributes:
+            found.append((op.name, ir.StringAttr(op.attributes["sym_name"]).value))
+        return ir.WalkResult.SKIP
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 # Threaded code is never unloaded: after a call returns, a worker thread of the
@@ -94,6 +124,8 @@ class Engine:
     """
 
     def __init__(self, module: ir.Module, opt_level: int = 3, shared_libs=()):
+        from mlir.execution_engine import ExecutionEngine
+
         load_runtime_libraries()
         libs = [runtime_library("libmlir_c_runner_utils.so")] + list(shared_libs)
         from .blas import link_args
@@ -177,7 +209,16 @@ class Kernel:
         state = getattr(self._local, "state", None)
         if state is None:
             state = self._local.state = _CallState(self.shapes, self.packed)
+            state.call = functools.partial(self.fn, *state.args)
         return state
+
+    def thread_state(self):
+        """``(descriptors, call)``: this thread's memref descriptors (inputs, outputs, then
+        the workspace) and a callable running the kernel on what they hold."""
+        state = getattr(self._local, "state", None)
+        if state is None:
+            state = self._state()
+        return state.descs, state.call
 
     def __call__(self, arrays: list[np.ndarray]) -> None:
         """Runs on C-contiguous ``arrays`` of exactly the shapes given at construction."""

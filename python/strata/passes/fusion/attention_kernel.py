@@ -1,0 +1,279 @@
+"""The fused attention loop nest that strata-attention puts in place of the unfused ops.
+
+``kernel_text(shape, tiles, ...)`` is a ``func.func`` on tensors computing
+``softmax(Q Kᵀ · scale [masked]) V`` for ``H`` heads (Q: H x SQ x D, K: H x SK x D,
+V: H x SK x DV) with an online softmax: no SQ x SK intermediate exists. The pass
+parses it and moves its body in place of the matched ops (``splice_kernel``).
+
+    %kt = linalg.transpose %k permutation [0, 2, 1]          // H x D x SK, once
+    scf.forall (%h, %t) in (H, SQ / BQ)                      // scf.for nest when threads = 1
+      %q = Q[h, t*BQ : +BQ, :] * scale                       // BQ x D
+      scf.for %kb iter_args(%m = -inf, %l = 0, %acc = 0) {   // key tiles of BK
+        %s  = linalg.matmul %q, %kt[h, :, kb*BK : +BK]       // BQ x BK
+        %m' = max(%m, rowmax %s)          %p = exp(%s - %m')
+        %a  = exp(%m - %m')               %l' = %a * %l + rowsum %p
+        %acc' = linalg.matmul %p, V[h, kb*BK : +BK, :] outs(%a * %acc)
+      }
+      O[h, t*BQ : +BQ, :] = %acc / %l
+
+Every tile has a static shape: a remainder query tile (SQ % BQ rows) and a
+remainder key tile (SK % BK keys) get their own copies of the body, so the
+matmuls and row reductions on tiles are vectorized by strata-vectorize like any
+other static op. ``causal``: query row i sees keys j <= i; key tiles wholly
+past a query tile's last row are skipped, and the tiles that cross the diagonal
+are masked with ``-inf`` (row 0 always sees key 0, so every row max is finite).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["AttentionShape", "kernel_text"]
+
+
+@dataclass(frozen=True)
+class AttentionShape:
+    heads: int
+    sq: int
+    sk: int
+    d: int
+    dv: int
+
+
+def _f(x: float) -> str:
+    return f"{float(x):.9e}"
+
+
+class _Writer:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.n = 0
+
+    def fresh(self, stem: str) -> str:
+        self.n += 1
+        return f"%{stem}{self.n}"
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+
+
+_T = "tensor<{}xf32>"
+
+
+def _t(*dims) -> str:
+    return _T.format("x".join(str(d) for d in dims)) if dims else "tensor<f32>"
+
+
+def _step(w: _Writer, s: AttentionShape, bq: int, bk: int, q: str, h: str, k0: str,
+          q0: str | None, m: str, l: str, acc: str, causal: bool) -> tuple[str, str, str]:
+    """One key tile of BK keys starting at ``k0`` for the BQ x D query tile ``q``:
+    returns the new (m, l, acc). ``q0`` (with ``causal``) masks keys past each row."""
+    kts, vs = w.fresh("kt"), w.fresh("v")
+    w(f"{kts} = tensor.extract_slice %kT[{h}, 0, {k0}] [1, {s.d}, {bk}] [1, 1, 1] : "
+      f"{_t(s.heads, s.d, s.sk)} to {_t(s.d, bk)}")
+    w(f"{vs} = tensor.extract_slice %vIn[{h}, {k0}, 0] [1, {bk}, {s.dv}] [1, 1, 1] : "
+      f"{_t(s.heads, s.sk, s.dv)} to {_t(bk, s.dv)}")
+    se, sz, sm = w.fresh("se"), w.fresh("sz"), w.fresh("s")
+    w(f"{se} = tensor.empty() : {_t(bq, bk)}")
+    w(f"{sz} = linalg.fill ins(%zero : f32) outs({se} : {_t(bq, bk)}) -> {_t(bq, bk)}")
+    w(f"{sm} = linalg.matmul ins({q}, {kts} : {_t(bq, s.d)}, {_t(s.d, bk)}) "
+      f"outs({sz} : {_t(bq, bk)}) -> {_t(bq, bk)}")
+    if causal:
+        masked = w.fresh("sm")
+        w(f"{masked} = linalg.generic {{indexing_maps = [#id2, #id2], iterator_types = "
+          f"[\"parallel\", \"parallel\"]}} ins({sm} : {_t(bq, bk)}) outs({se} : {_t(bq, bk)}) {{")
+        w("^bb0(%x: f32, %o: f32):")
+        w("  %i = linalg.index 0 : index")
+        w("  %j = linalg.index 1 : index")
+        w(f"  %qi = arith.addi %i, {q0} : index")
+        w(f"  %kj = arith.addi %j, {k0} : index")
+        w("  %past = arith.cmpi ugt, %kj, %qi : index")
+        w("  %y = arith.select %past, %ninf, %x : f32")
+        w("  linalg.yield %y : f32")
+        w(f"}} -> {_t(bq, bk)}")
+        sm = masked
+    mx = w.fresh("mx")
+    w(f"{mx}f = linalg.fill ins(%ninf : f32) outs(%rowE{bq} : {_t(bq)}) -> {_t(bq)}")
+    w(f"{mx} = linalg.generic {{indexing_maps = [#id2, #row], iterator_types = "
+      f"[\"parallel\", \"reduction\"]}} ins({sm} : {_t(bq, bk)}) outs({mx}f : {_t(bq)}) {{")
+    w("^bb0(%x: f32, %r: f32):")
+    w("  %a = arith.maxnumf %x, %r : f32")
+    w("  linalg.yield %a : f32")
+    w(f"}} -> {_t(bq)}")
+    # m' = max(m, rowmax), alpha = exp(m - m'), alpha * l: m and l are updated in place
+    # (the loop's yields must be equivalent to its iter_args for one-shot-bufferize)
+    al = w.fresh("al")
+    w(f"{al}:3 = linalg.generic {{indexing_maps = [#id1, #id1, #id1, #id1], "
+      f"iterator_types = [\"parallel\"]}} ins({mx} : {_t(bq)}) "
+      f"outs({m}, %rowE{bq}, {l} : {_t(bq)}, {_t(bq)}, {_t(bq)}) {{")
+    w("^bb0(%mx: f32, %mo: f32, %o: f32, %lo: f32):")
+    w("  %mn = arith.maxnumf %mo, %mx : f32")
+    w("  %d = arith.subf %mo, %mn : f32")
+    w("  %a = math.exp %d : f32")
+    w("  %ls = arith.mulf %a, %lo : f32")
+    w("  linalg.yield %mn, %a, %ls : f32, f32, f32")
+    w(f"}} -> ({_t(bq)}, {_t(bq)}, {_t(bq)})")
+    mn = f"{al}#0"
+    p = w.fresh("p")
+    w(f"{p} = linalg.generic {{indexing_maps = [#id2, #row, #id2], iterator_types = "
+      f"[\"parallel\", \"parallel\"]}} ins({sm}, {mn} : {_t(bq, bk)}, {_t(bq)}) "
+      f"outs({se} : {_t(bq, bk)}) {{")
+    w("^bb0(%x: f32, %mx: f32, %o: f32):")
+    w("  %d = arith.subf %x, %mx : f32")
+    w("  %e = math.exp %d : f32")
+    w("  linalg.yield %e : f32")
+    w(f"}} -> {_t(bq, bk)}")
+    ln = w.fresh("ln")
+    w(f"{ln} = linalg.generic {{indexing_maps = [#id2, #row], iterator_types = "
+      f"[\"parallel\", \"reduction\"]}} ins({p} : {_t(bq, bk)}) outs({al}#2 : {_t(bq)}) {{")
+    w("^bb0(%x: f32, %r: f32):")
+    w("  %a = arith.addf %x, %r : f32")
+    w("  linalg.yield %a : f32")
+    w(f"}} -> {_t(bq)}")
+    accs, accn = w.fresh("accs"), w.fresh("accn")
+    w(f"{accs} = linalg.generic {{indexing_maps = [#row, #id2], iterator_types = "
+      f"[\"parallel\", \"parallel\"]}} ins({al}#1 : {_t(bq)}) "
+      f"outs({acc} : {_t(bq, s.dv)}) {{")
+    w("^bb0(%a: f32, %x: f32):")
+    w("  %y = arith.mulf %x, %a : f32")
+    w("  linalg.yield %y : f32")
+    w(f"}} -> {_t(bq, s.dv)}")
+    w(f"{accn} = linalg.matmul ins({p}, {vs} : {_t(bq, bk)}, {_t(bk, s.dv)}) "
+      f"outs({accs} : {_t(bq, s.dv)}) -> {_t(bq, s.dv)}")
+    return mn, ln, accn
+
+
+def _query_tile(w: _Writer, s: AttentionShape, bq: int, bk: int, h: str, q0: str,
+                scale: float, causal: bool) -> str:
+    """The BQ x DV output tile of the query rows ``q0 ..< q0 + BQ`` of head ``h``."""
+    qs, qsc = w.fresh("qs"), w.fresh("q")
+    w(f"%rowE{bq} = tensor.empty() : {_t(bq)}")
+    w(f"%accE{bq} = tensor.empty() : {_t(bq, s.dv)}")
+    w(f"{qs} = tensor.extract_slice %qIn[{h}, {q0}, 0] [1, {bq}, {s.d}] [1, 1, 1] : "
+      f"{_t(s.heads, s.sq, s.d)} to {_t(bq, s.d)}")
+    qe = w.fresh("qe")
+    w(f"{qe} = tensor.empty() : {_t(bq, s.d)}")
+    w(f"{qsc} = linalg.generic {{indexing_maps = [#id2, #id2], iterator_types = "
+      f"[\"parallel\", \"parallel\"]}} ins({qs} : {_t(bq, s.d)}) outs({qe} : {_t(bq, s.d)}) {{")
+    w("^bb0(%x: f32, %o: f32):")
+    w("  %y = arith.mulf %x, %scale : f32")
+    w("  linalg.yield %y : f32")
+    w(f"}} -> {_t(bq, s.d)}")
+    m0, l0, a0 = w.fresh("m"), w.fresh("l"), w.fresh("acc")
+    w(f"{m0} = linalg.fill ins(%ninf : f32) outs(%rowE{bq} : {_t(bq)}) -> {_t(bq)}")
+    w(f"{l0} = linalg.fill ins(%zero : f32) outs(%rowE{bq} : {_t(bq)}) -> {_t(bq)}")
+    w(f"{a0} = linalg.fill ins(%zero : f32) outs(%accE{bq} : {_t(bq, s.dv)}) -> {_t(bq, s.dv)}")
+    state = (m0, l0, a0)
+    n_full = s.sk // bk
+    if causal:
+        # keys < q0 + bq may be seen: tiles [0, ceil((q0 + bq) / bk)) clipped to the full ones,
+        # all masked against the diagonal (the mask is a select per score; tiles below the
+        # diagonal pass through it unchanged).
+        hi = w.fresh("hi")
+        w(f"{hi} = affine.min affine_map<(d0) -> ((d0 + {bq + bk - 1}) floordiv {bk}, "
+          f"{n_full})>({q0})")
+        bound = hi
+    else:
+        bound = f"%nk{bk}"
+        w(f"{bound} = arith.constant {n_full} : index")
+    if n_full:
+        kb, res = w.fresh("kb"), w.fresh("r")
+        m, l, a = w.fresh("mi"), w.fresh("li"), w.fresh("ai")
+        w(f"{res}:3 = scf.for {kb} = %c0 to {bound} step %c1 iter_args({m} = {state[0]}, "
+          f"{l} = {state[1]}, {a} = {state[2]}) -> ({_t(bq)}, {_t(bq)}, {_t(bq, s.dv)}) {{")
+        k0 = w.fresh("k0")
+        w(f"{k0} = arith.muli {kb}, %cbk{bk} : index")
+        out = _step(w, s, bq, bk, qsc, h, k0, q0, m, l, a, causal)
+        w(f"scf.yield {out[0]}, {out[1]}, {out[2]} : {_t(bq)}, {_t(bq)}, {_t(bq, s.dv)}")
+        w("}")
+        state = (f"{res}#0", f"{res}#1", f"{res}#2")
+    rk = s.sk % bk
+    if rk:  # the last SK % BK keys (with ``causal``, rows that see none of them get p = 0)
+        k0 = w.fresh("k0")
+        w(f"{k0} = arith.constant {n_full * bk} : index")
+        state = _step(w, s, bq, rk, qsc, h, k0, q0, *state, causal)
+    o = w.fresh("o")
+    w(f"{o} = linalg.generic {{indexing_maps = [#id2, #row, #id2], iterator_types = "
+      f"[\"parallel\", \"parallel\"]}} ins({state[2]}, {state[1]} : {_t(bq, s.dv)}, {_t(bq)}) "
+      f"outs(%accE{bq} : {_t(bq, s.dv)}) {{")
+    w("^bb0(%x: f32, %d: f32, %o: f32):")
+    w("  %y = arith.divf %x, %d : f32")
+    w("  linalg.yield %y : f32")
+    w(f"}} -> {_t(bq, s.dv)}")
+    return o
+
+
+def kernel_text(s: AttentionShape, bq: int, bk: int, scale: float, causal: bool = False,
+                threads: int = 1, rank: int = 3, name: str = "attention") -> str:
+    """The fused kernel as a ``func.func @name(%q, %k, %v)`` on f32 tensors: 3-d
+    (heads first), or 2-d with ``rank=2`` (one head, ``s.heads == 1``)."""
+    w = _Writer()
+    o_type = _t(s.heads, s.sq, s.dv)
+    w("#id1 = affine_map<(d0) -> (d0)>")
+    w("#id2 = affine_map<(d0, d1) -> (d0, d1)>")
+    w("#row = affine_map<(d0, d1) -> (d0)>")
+    shapes = {"q": (s.sq, s.d), "k": (s.sk, s.d), "v": (s.sk, s.dv)}
+    if rank == 2:
+        w(f"func.func @{name}(%q2: {_t(*shapes['q'])}, %k2: {_t(*shapes['k'])}, "
+          f"%v2: {_t(*shapes['v'])}) -> {_t(s.sq, s.dv)} {{")
+        for n, shape in shapes.items():
+            w(f"%{n}In = tensor.expand_shape %{n}2 [[0, 1], [2]] output_shape [1, {shape[0]}, "
+              f"{shape[1]}] : {_t(*shape)} into {_t(1, *shape)}")
+    else:
+        w(f"func.func @{name}(%qIn: {_t(s.heads, *shapes['q'])}, %kIn: {_t(s.heads, *shapes['k'])}, "
+          f"%vIn: {_t(s.heads, *shapes['v'])}) -> {o_type} {{")
+    w("%c0 = arith.constant 0 : index")
+    w("%c1 = arith.constant 1 : index")
+    w("%zero = arith.constant 0.000000e+00 : f32")
+    w("%ninf = arith.constant 0xFF800000 : f32")
+    w(f"%scale = arith.constant {_f(scale)} : f32")
+    for b in sorted({bk, s.sk % bk} - {0}):
+        w(f"%cbk{b} = arith.constant {b} : index")
+    w(f"%ktE = tensor.empty() : {_t(s.heads, s.d, s.sk)}")
+    w(f"%kT = linalg.transpose ins(%kIn : {_t(s.heads, s.sk, s.d)}) outs(%ktE : "
+      f"{_t(s.heads, s.d, s.sk)}) permutation = [0, 2, 1]")
+    w(f"%out0 = tensor.empty() : {o_type}")
+    out = "%out0"
+    n_full, rq = s.sq // bq, s.sq % bq
+    for rows, count, first in ((bq, n_full, 0), (rq, 1 if rq else 0, n_full * bq)):
+        if not count:
+            continue
+        res = w.fresh("res")
+        if threads > 1:
+            h, t, dst = w.fresh("h"), w.fresh("t"), w.fresh("dst")
+            w(f"{res} = scf.forall ({h}, {t}) in ({s.heads}, {count}) shared_outs({dst} = {out}) "
+              f"-> ({o_type}) {{")
+        else:
+            h, t, dst, dst2, inner = (w.fresh("h"), w.fresh("t"), w.fresh("dst"), w.fresh("dst"),
+                                      w.fresh("in"))
+            w(f"%nh{res[1:]} = arith.constant {s.heads} : index")
+            w(f"%nt{res[1:]} = arith.constant {count} : index")
+            w(f"{res} = scf.for {h} = %c0 to %nh{res[1:]} step %c1 iter_args({dst} = {out}) "
+              f"-> ({o_type}) {{")
+            w(f"{inner} = scf.for {t} = %c0 to %nt{res[1:]} step %c1 iter_args({dst2} = {dst}) "
+              f"-> ({o_type}) {{")
+        q0 = w.fresh("q0")
+        w(f"{q0} = affine.apply affine_map<(d0) -> (d0 * {rows} + {first})>({t})")
+        tile = _query_tile(w, s, rows, bk, h, q0, scale, causal)
+        if threads > 1:
+            w("scf.forall.in_parallel {")
+            w(f"tensor.parallel_insert_slice {tile} into {dst}[{h}, {q0}, 0] [1, {rows}, {s.dv}] "
+              f"[1, 1, 1] : {_t(rows, s.dv)} into {o_type}")
+            w("}")
+            w("}")
+        else:
+            ins = w.fresh("ins")
+            w(f"{ins} = tensor.insert_slice {tile} into {dst2}[{h}, {q0}, 0] [1, {rows}, {s.dv}] "
+              f"[1, 1, 1] : {_t(rows, s.dv)} into {o_type}")
+            w(f"scf.yield {ins} : {o_type}")
+            w("}")
+            w(f"scf.yield {inner} : {o_type}")
+            w("}")
+        out = res
+    if rank == 2:
+        w(f"%out2 = tensor.collapse_shape {out} [[0, 1], [2]] : {o_type} into {_t(s.sq, s.dv)}")
+        w(f"func.return %out2 : {_t(s.sq, s.dv)}")
+    else:
+        w(f"func.return {out} : {o_type}")
+    w("}")
+    return "\n".join(w.lines)

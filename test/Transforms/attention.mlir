@@ -1,0 +1,185 @@
+// RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4' | FileCheck %s
+// RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4 threads=2 parallel-flops=1' | FileCheck %s --check-prefix=FORALL
+// Remarks (what was fused, and why not) with report=true, checked in place:
+// RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4 report=true' --verify-diagnostics > /dev/null
+// Without report=true there are no remarks at all:
+// RUN: strata-opt %s --split-input-file '--strata-attention=block-q=4 block-k=4' 2>&1 >/dev/null | count 0
+
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map1 = affine_map<(d0, d1, d2) -> ()>
+// softmax(q @ k^T * 0.5) @ v, 2 heads x 10 queries x 10 keys, head dim 4, tiles 4 x 4:
+// two full query tiles and one of 2 rows; two full key tiles and one of 2 keys.
+// CHECK-LABEL: func.func @attn
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x10x4xf32>, %[[K:.+]]: tensor<2x10x4xf32>, %[[V:.+]]: tensor<2x10x3xf32>)
+// CHECK: %[[KT:.+]] = linalg.transpose ins(%[[K]] : tensor<2x10x4xf32>) outs(%{{.+}} : tensor<2x4x10xf32>) permutation = [0, 2, 1]
+// CHECK: %[[OUT:.+]] = scf.for %[[H:.+]] = %{{.+}} iter_args(%{{.+}}) -> (tensor<2x10x3xf32>)
+// CHECK: scf.for %[[T:.+]] = %{{.+}} iter_args(%{{.+}}) -> (tensor<2x10x3xf32>)
+// CHECK: %[[QS:.+]] = tensor.extract_slice %[[Q]][%[[H]], %{{.+}}, 0] [1, 4, 4] [1, 1, 1] : tensor<2x10x4xf32> to tensor<4x4xf32>
+// CHECK: arith.mulf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[LOOP:.+]]:3 = scf.for %{{.+}} iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<4xf32>, tensor<4xf32>, tensor<4x3xf32>)
+// CHECK: tensor.extract_slice %[[KT]][%[[H]], 0, %{{.+}}] [1, 4, 4] [1, 1, 1] : tensor<2x4x10xf32> to tensor<4x4xf32>
+// CHECK: tensor.extract_slice %[[V]][%[[H]], %{{.+}}, 0] [1, 4, 3] [1, 1, 1] : tensor<2x10x3xf32> to tensor<4x3xf32>
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x4xf32>, tensor<4x4xf32>) outs(%{{.+}} : tensor<4x4xf32>)
+// CHECK: arith.maxnumf
+// CHECK: math.exp
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x4xf32>, tensor<4x3xf32>) outs(%{{.+}} : tensor<4x3xf32>)
+// CHECK: scf.yield
+// The remainder key tile (keys 8 and 9) after the loop:
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x4xf32>, tensor<4x2xf32>) outs(%{{.+}} : tensor<4x2xf32>)
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x2xf32>, tensor<2x3xf32>) outs(%{{.+}} : tensor<4x3xf32>)
+// CHECK: arith.divf
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%[[H]], %{{.+}}, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<2x10x3xf32>
+// The remainder query tile (rows 8 and 9):
+// CHECK: tensor.extract_slice %[[Q]][%{{.+}}, %{{.+}}, 0] [1, 2, 4] [1, 1, 1] : tensor<2x10x4xf32> to tensor<2x4xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%{{.+}}, %{{.+}}, 0] [1, 2, 3] [1, 1, 1] : tensor<2x3xf32> into tensor<2x10x3xf32>
+// No 10 x 10 scores, no softmax, no batch matmul:
+// CHECK-NOT: tensor<2x10x10xf32>
+// CHECK-NOT: linalg.softmax
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+// FORALL-LABEL: func.func @attn
+// FORALL: scf.forall (%[[H:.+]], %{{.+}}) in (2, 2) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<2x10x3xf32>)
+// FORALL: scf.forall.in_parallel
+// FORALL-NEXT: tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[H]], %{{.+}}, 0] [1, 4, 3] [1, 1, 1] : tensor<4x3xf32> into tensor<2x10x3xf32>
+// FORALL: scf.forall (%{{.+}}, %{{.+}}) in (2, 1) shared_outs(%{{.+}} = %{{.+}}) -> (tensor<2x10x3xf32>)
+// FORALL-NOT: tensor<2x10x10xf32>
+func.func @attn(%arg0: tensor<2x10x4xf32>, %arg1: tensor<2x10x4xf32>, %arg2: tensor<2x10x3xf32>) -> tensor<2x10x3xf32> {
+  %cst = arith.constant dense<5.000000e-01> : tensor<f32>
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x4x10xf32>
+  %transposed = linalg.transpose ins(%arg1 : tensor<2x10x4xf32>) outs(%0 : tensor<2x4x10xf32>) permutation = [0, 2, 1]
+  %1 = tensor.empty() : tensor<2x10x10xf32>
+  %2 = linalg.fill ins(%cst_0 : f32) outs(%1 : tensor<2x10x10xf32>) -> tensor<2x10x10xf32>
+  %3 = linalg.batch_matmul ins(%arg0, %transposed : tensor<2x10x4xf32>, tensor<2x4x10xf32>) outs(%2 : tensor<2x10x10xf32>) -> tensor<2x10x10xf32>
+  %4 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%3, %cst : tensor<2x10x10xf32>, tensor<f32>) outs(%1 : tensor<2x10x10xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %9 = arith.mulf %in, %in_1 : f32
+    linalg.yield %9 : f32
+  } -> tensor<2x10x10xf32>
+  // expected-remark@+1 {{strata-attention: fused 2x10x10 attention (head dim 4, value dim 3, scale 0.5): tiles 4 queries x 4 keys, sequential, no 10x10 scores in memory}}
+  %5 = linalg.softmax dimension(2) ins(%4 : tensor<2x10x10xf32>) outs(%1 : tensor<2x10x10xf32>) -> tensor<2x10x10xf32>
+  %6 = tensor.empty() : tensor<2x10x3xf32>
+  %7 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<2x10x3xf32>) -> tensor<2x10x3xf32>
+  %8 = linalg.batch_matmul ins(%5, %arg2 : tensor<2x10x10xf32>, tensor<2x10x3xf32>) outs(%7 : tensor<2x10x3xf32>) -> tensor<2x10x3xf32>
+  return %8 : tensor<2x10x3xf32>
+}
+
+// -----
+
+// Single head (2-d), causal: scores + the constant causal mask, no scale. Key tiles
+// past a query tile's last row are skipped (the loop bound is an affine.min of the
+// query offset) and every score is masked against the diagonal with its indices.
+// CHECK-LABEL: func.func @causal
+// CHECK-SAME: (%[[Q:.+]]: tensor<6x2xf32>, %[[K:.+]]: tensor<6x2xf32>, %[[V:.+]]: tensor<6x2xf32>)
+// CHECK: tensor.expand_shape %[[Q]] {{\[}}[0, 1], [2]] output_shape [1, 6, 2] : tensor<6x2xf32> into tensor<1x6x2xf32>
+// CHECK: %[[Q0:.+]] = affine.apply
+// CHECK: %[[HI:.+]] = affine.min #{{.+}}(%[[Q0]])
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[HI]] step
+// CHECK: linalg.matmul
+// CHECK: linalg.index 0 : index
+// CHECK: linalg.index 1 : index
+// CHECK: arith.cmpi ugt
+// CHECK: arith.select
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2]] : tensor<1x6x2xf32> into tensor<6x2xf32>
+// CHECK-NOT: tensor<6x6xf32>
+// CHECK-NOT: linalg.softmax
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @causal(%arg0: tensor<6x2xf32>, %arg1: tensor<6x2xf32>, %arg2: tensor<6x2xf32>) -> tensor<6x2xf32> {
+  %mask = arith.constant dense<[[0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<6x6xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x6xf32>
+  %t = linalg.transpose ins(%arg1 : tensor<6x2xf32>) outs(%0 : tensor<2x6xf32>) permutation = [1, 0]
+  %1 = tensor.empty() : tensor<6x6xf32>
+  %2 = linalg.fill ins(%zero : f32) outs(%1 : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %3 = linalg.matmul ins(%arg0, %t : tensor<6x2xf32>, tensor<2x6xf32>) outs(%2 : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%3, %mask : tensor<6x6xf32>, tensor<6x6xf32>) outs(%1 : tensor<6x6xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %a = arith.addf %in, %m : f32
+    linalg.yield %a : f32
+  } -> tensor<6x6xf32>
+  // expected-remark@+1 {{strata-attention: fused 1x6x6 attention (head dim 2, scale 1, causal): tiles 4 queries x 4 keys, sequential, no 6x6 scores in memory}}
+  %5 = linalg.softmax dimension(1) ins(%4 : tensor<6x6xf32>) outs(%1 : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %6 = tensor.empty() : tensor<6x2xf32>
+  %7 = linalg.fill ins(%zero : f32) outs(%6 : tensor<6x2xf32>) -> tensor<6x2xf32>
+  %8 = linalg.matmul ins(%5, %arg2 : tensor<6x6xf32>, tensor<6x2xf32>) outs(%7 : tensor<6x2xf32>) -> tensor<6x2xf32>
+  return %8 : tensor<6x2xf32>
+}
+
+// -----
+
+// Not the pattern, left alone: the scores have a second user.
+// CHECK-LABEL: func.func @scores_used_twice
+// CHECK: linalg.softmax
+// CHECK: linalg.matmul
+// CHECK-NOT: scf.for
+func.func @scores_used_twice(%q: tensor<4x2xf32>, %k: tensor<4x2xf32>, %v: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x4xf32>
+  %t = linalg.transpose ins(%k : tensor<4x2xf32>) outs(%0 : tensor<2x4xf32>) permutation = [1, 0]
+  %1 = tensor.empty() : tensor<4x4xf32>
+  %2 = linalg.fill ins(%zero : f32) outs(%1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %3 = linalg.matmul ins(%q, %t : tensor<4x2xf32>, tensor<2x4xf32>) outs(%2 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-remark@+1 {{strata-attention: not fused: the scores has 2 users}}
+  %5 = linalg.softmax dimension(1) ins(%3 : tensor<4x4xf32>) outs(%1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %6 = tensor.empty() : tensor<4x2xf32>
+  %7 = linalg.fill ins(%zero : f32) outs(%6 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %8 = linalg.matmul ins(%5, %v : tensor<4x4xf32>, tensor<4x2xf32>) outs(%7 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %8, %3 : tensor<4x2xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Not the pattern: a mask that is not the causal one (row 0 sees key 1).
+// CHECK-LABEL: func.func @other_mask
+// CHECK: linalg.softmax
+// CHECK-NOT: scf.for
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @other_mask(%q: tensor<2x2xf32>, %k: tensor<2x2xf32>, %v: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %mask = arith.constant dense<[[0.0, 0.0], [0.0, 0.0]]> : tensor<2x2xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%k : tensor<2x2xf32>) outs(%0 : tensor<2x2xf32>) permutation = [1, 0]
+  %2 = linalg.fill ins(%zero : f32) outs(%0 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %3 = linalg.matmul ins(%q, %t : tensor<2x2xf32>, tensor<2x2xf32>) outs(%2 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %4 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%3, %mask : tensor<2x2xf32>, tensor<2x2xf32>) outs(%0 : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %a = arith.addf %in, %m : f32
+    linalg.yield %a : f32
+  } -> tensor<2x2xf32>
+  // expected-remark@+1 {{strata-attention: not fused: the softmax input is not (scaled, causally masked) scores of a matmul}}
+  %5 = linalg.softmax dimension(1) ins(%4 : tensor<2x2xf32>) outs(%0 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %8 = linalg.matmul ins(%5, %v : tensor<2x2xf32>, tensor<2x2xf32>) outs(%2 : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %8 : tensor<2x2xf32>
+}
+
+// -----
+
+// Not fused: f16 (the fused kernel is f32 only).
+// CHECK-LABEL: func.func @f16
+// CHECK: linalg.softmax
+// CHECK-NOT: scf.for
+func.func @f16(%q: tensor<2x2xf16>, %k: tensor<2x2xf16>, %v: tensor<2x2xf16>) -> tensor<2x2xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %0 = tensor.empty() : tensor<2x2xf16>
+  %t = linalg.transpose ins(%k : tensor<2x2xf16>) outs(%0 : tensor<2x2xf16>) permutation = [1, 0]
+  %2 = linalg.fill ins(%zero : f16) outs(%0 : tensor<2x2xf16>) -> tensor<2x2xf16>
+  %3 = linalg.matmul ins(%q, %t : tensor<2x2xf16>, tensor<2x2xf16>) outs(%2 : tensor<2x2xf16>) -> tensor<2x2xf16>
+  // expected-remark@+1 {{strata-attention: not fused: element type f16 (only f32 is fused)}}
+  %5 = linalg.softmax dimension(1) ins(%3 : tensor<2x2xf16>) outs(%0 : tensor<2x2xf16>) -> tensor<2x2xf16>
+  %8 = linalg.matmul ins(%5, %v : tensor<2x2xf16>, tensor<2x2xf16>) outs(%2 : tensor<2x2xf16>) -> tensor<2x2xf16>
+  return %8 : tensor<2x2xf16>
+}
+
+// -----
+
+// A softmax that feeds no matmul is no candidate: no remark, nothing changes.
+// CHECK-LABEL: func.func @plain_softmax
+// CHECK: linalg.softmax
+func.func @plain_softmax(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = tensor.empty() : tensor<2x4xf32>
+  %1 = linalg.softmax dimension(1) ins(%x : tensor<2x4xf32>) outs(%0 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}

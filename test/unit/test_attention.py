@@ -1,0 +1,184 @@
+"""strata-attention end to end: fused softmax(Q Kᵀ · scale [causal]) V against float64 numpy.
+
+Odd and edge shapes (one query, 7, 513, head dim 1 and 63, remainder tiles),
+causal or not, 1 and 2 threads, both vector widths (the tile sizes and
+strata-vectorize's registers for 8 and 16 f32 lanes, forced in-process), the
+report, no S x S buffer once bufferized, and the cases left on the unfused path
+(f16/bf16, an intermediate with another user), which must still be right.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import strata
+from strata.passes.attention import choose_tiles
+from strata.passes.fusion.attention_kernel import AttentionShape
+from strata.testing import assert_close
+
+
+def causal_mask(s):
+    return np.where(np.tril(np.ones((s, s), bool)), np.float32(0), np.float32(-np.inf))
+
+
+def module(heads, sq, sk, d, dv=None, *, causal=False, scale=None, dtype="f32", twod=False,
+           scores_out=False):
+    dv = dv or d
+    lead = () if twod else (heads,)
+    m = strata.Module()
+    f = m.function("attn", q=strata.TensorSpec(lead + (sq, d), dtype),
+                   k=strata.TensorSpec(lead + (sk, d), dtype),
+                   v=strata.TensorSpec(lead + (sk, dv), dtype))
+    q, k, v = f.args
+    s = q @ strata.transpose(k, [1, 0] if twod else [0, 2, 1])
+    if scale is not None:
+        s = s * scale
+    if causal:
+        s = s + strata.constant(causal_mask(sq).astype(np.float32))
+    out = strata.softmax(s) @ v
+    if scores_out:
+        f.ret(out, s)
+    else:
+        f.ret(out)
+    return m
+
+
+def reference(q, k, v, scale, causal):
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * (scale or 1.0)
+    if causal:
+        s = s + causal_mask(s.shape[-1])
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def inputs(shapes, dtype=np.float32, seed=0):
+    g = np.random.default_rng(seed)
+    return [g.standard_normal(s).astype(dtype) for s in shapes]
+
+
+def run(heads, sq, sk, d, dv=None, *, causal=False, threads=1, twod=False, scale="auto"):
+    dv = dv or d
+    scale = 1.0 / math.sqrt(d) if scale == "auto" else scale
+    m = module(heads, sq, sk, d, dv, causal=causal, scale=scale, twod=twod)
+    lead = () if twod else (heads,)
+    q, k, v = inputs([lead + (sq, d), lead + (sk, d), lead + (sk, dv)])
+    fused = str(strata.compile(m, compile_to="fused", threads=threads))
+    prog = strata.compile(m, threads=threads)
+    out = prog(q, k, v)
+    assert_close(out, reference(q, k, v, scale, causal), reduction_length=max(sk, d), ops=8)
+    return fused
+
+
+CASES = [  # heads, sq, d, causal; the last two are large enough for threads (2^25 flops)
+    (1, 1, 4, False), (2, 1, 3, True), (2, 7, 1, False), (3, 7, 5, True),
+    (1, 33, 63, False), (2, 65, 16, True), (1, 513, 63, False), (2, 513, 8, True),
+    (2, 513, 33, True), (1, 1100, 15, False),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("heads,seq,d,causal", CASES)
+def test_fused_numerics(heads, seq, d, causal, threads):
+    fused = run(heads, seq, seq, d, causal=causal, threads=threads)
+    assert "linalg.softmax" not in fused and "linalg.batch_matmul" not in fused
+    parallel = 2 * heads * seq * seq * 2 * d >= 1 << 25
+    assert ("scf.forall" in fused) == (threads > 1 and parallel)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_two_d_and_value_dim(causal):
+    fused = run(1, 40, 40, 12, 5, causal=causal, twod=True, scale=0.3)
+    assert "linalg.softmax" not in fused
+
+
+def test_no_scale_and_different_key_count():
+    fused = run(2, 9, 300, 7, 3, scale=None)
+    assert "linalg.softmax" not in fused
+
+
+@pytest.mark.parametrize("lanes", [8, 16])
+def test_both_vector_widths(monkeypatch, lanes):
+    """The AVX2 (8 lanes) and AVX-512 (16 lanes) tile choices and register tiles,
+    forced in-process whatever this machine has (the disk cache is off)."""
+    import strata.passes.attention as attention
+    import strata.passes.vectorize as vectorize
+
+    monkeypatch.setenv("STRATA_CACHE", "0")
+    monkeypatch.setattr(attention, "f32_lanes", lambda *a: lanes)
+    monkeypatch.setattr(vectorize, "f32_lanes", lambda *a: lanes)
+    run(2, 300, 300, 24, causal=True, threads=2)
+
+
+def test_choose_tiles():
+    shape = AttentionShape(8, 2048, 2048, 64, 64)
+    assert choose_tiles(shape, 2, lanes=16, l2_bytes=1 << 20) == (64, 256)
+    assert choose_tiles(shape, 2, lanes=8, l2_bytes=256 << 10) == (64, 128)
+    bq, bk = choose_tiles(AttentionShape(1, 100, 100, 64, 64), 2, lanes=16, l2_bytes=1 << 20)
+    assert (bq, bk) == (8, 100)  # at least 4 query tiles per thread; one key tile of all keys
+    assert choose_tiles(AttentionShape(1, 1, 1, 1, 1), 1, lanes=8, l2_bytes=1 << 20) == (1, 1)
+
+
+def _largest_buffer_bytes(text):
+    """The largest static memref in bufferized IR, in bytes."""
+    sizes = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8}
+    best = 0
+    for dims, elt in re.findall(r"memref<((?:\d+x)+)(f32|f16|bf16|i8|i32|i64)", text):
+        best = max(best, math.prod(int(x) for x in dims.rstrip("x").split("x")) * sizes[elt])
+    return best
+
+
+def test_long_case_has_no_scores_buffer():
+    """8 x 2048 x 64: nothing as large as one head's 2048 x 2048 scores is allocated."""
+    m = module(8, 2048, 2048, 64, scale=0.125)
+    text = str(strata.compile(m, compile_to="bufferized", threads=2))
+    assert "2048x2048" not in text
+    assert _largest_buffer_bytes(text) < 2048 * 2048 * 4
+    unfused = str(strata.compile(m, compile_to="bufferized", threads=2, fusion=False))
+    assert _largest_buffer_bytes(unfused) >= 8 * 2048 * 2048 * 4  # the check can fail
+
+
+def test_report():
+    def attn(q, k, v):
+        return strata.softmax((q @ strata.transpose(k, [0, 2, 1])) * 0.25) @ v
+
+    f = strata.jit(attn, threads=2)
+    q, k, v = inputs([(2, 16, 8)] * 3)
+    assert_close(f(q, k, v), reference(q, k, v, 0.25, False), reduction_length=16, ops=8)
+    report = "\n".join(f.stats.fusion_report)
+    assert "strata-attention: fused 2x16x16 attention (head dim 8, scale 0.25)" in report
+    assert "no 16x16 scores in memory" in report
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_half_types_stay_unfused_and_right(dtype):
+    import ml_dtypes
+
+    def attn(q, k, v):
+        return strata.softmax((q @ strata.transpose(k, [0, 2, 1])) * 0.5) @ v
+
+    f = strata.jit(attn)
+    npd = np.float16 if dtype == "f16" else ml_dtypes.bfloat16
+    q, k, v = inputs([(2, 9, 4)] * 3, dtype=npd)
+    out = f(q, k, v)
+    report = "\n".join(f.stats.fusion_report)
+    # f16/bf16 scores are widened to f32 around the softmax (casts between the ops):
+    # no candidate for strata-attention, which fuses f32 only
+    assert "strata-attention: fused" not in report
+    assert_close(out, reference(q, k, v, 0.5, False), reduction_length=9, ops=8)
+
+
+def test_extra_user_stays_unfused_and_right():
+    def attn(q, k, v):
+        s = (q @ strata.transpose(k, [0, 2, 1])) * 0.5
+        return strata.softmax(s) @ v, s
+
+    f = strata.jit(attn)
+    q, k, v = inputs([(2, 6, 4)] * 3)
+    out, s = f(q, k, v)
+    assert "strata-attention: not fused: the scaled or masked scores has 2 users" in "\n".join(f.stats.fusion_report)
+    assert_close(out, reference(q, k, v, 0.5, False), reduction_length=6, ops=8)
+    assert_close(s, (q.astype(np.float64) @ np.swapaxes(k, -1, -2)) * 0.5, reduction_length=4)
