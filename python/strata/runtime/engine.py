@@ -106,6 +106,8 @@ def set_target(module: ir.Module) -> None:
     target = llvm_target()
     if target is None:
         return
+    from mlir import ir
+
     cpu, features = target
     with module.context:
         cpu_attr = ir.StringAttr.get(cpu)
