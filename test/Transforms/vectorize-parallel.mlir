@@ -1,6 +1,6 @@
-// RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16' | FileCheck %s
-// RUN: strata-opt %s --split-input-file --strata-vectorize=register-n=16 | FileCheck %s --check-prefix=SEQ
-// RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
+// RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16 pack=false' | FileCheck %s
+// RUN: strata-opt %s --split-input-file '--strata-vectorize=register-n=16 pack=false' | FileCheck %s --check-prefix=SEQ
+// RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16 pack=false' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
 
 // threads=2: a large matmul (256x512x512, 134 MFLOP) gets its 64x128 cache
 // tiles as one scf.forall (4 x 4 tiles); the K loop and the register tiles

@@ -149,7 +149,9 @@ def test_auto_reports_its_choice_with_predicted_costs():
     rng = np.random.default_rng(7)
     small = strata.jit(lambda x, y: x @ y, threads=1)
     small(_rand(rng, 8, 8), _rand(rng, 8, 8))
-    big = strata.jit(lambda x, y: x @ y, threads=1)
+    # with a fused epilogue the generated matmul runs unpacked inside the epilogue's
+    # tiles (the packed panels are for matmuls without one): BLAS is predicted faster
+    big = strata.jit(lambda x, y: strata.relu(x @ y), threads=1)
     big(_rand(rng, 256, 1024), _rand(rng, 1024, 1024))
     pattern = (r"remark: strata-fuse: \[[0-9a-f]+\] {} linalg\.matmul at \S+ \({}; the cost "
                r"model\): predicted BLAS [0-9.]+ [mu]s, generated [0-9.]+ [mu]s")
@@ -157,6 +159,23 @@ def test_auto_reports_its_choice_with_predicted_costs():
                      "\n".join(small.stats.fusion_report)), small.stats.fusion_report
     assert re.search(pattern.format("BLAS sgemm for", "256x1024x1024"),
                      "\n".join(big.stats.fusion_report)), big.stats.fusion_report
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("lanes", [8, 16])
+def test_cost_model_keeps_the_packed_kernel_for_large_plain_matmuls(threads, lanes):
+    from strata.passes.fusion.blas import estimate
+
+    for m, n, k in [(256, 256, 256), (1024, 1024, 1024), (256, 1024, 1024), (2048, 2048, 2048)]:
+        cost = estimate(1, m, n, k, epilogue=False, threads=threads, lanes=lanes)
+        assert not cost.blas_wins, (m, n, k, cost)
+        # within 25% of each other either way: both run near the FMA peak
+        assert 0.75 < cost.blas_us / cost.generated_us < 1.25, (m, n, k, cost)
+    # a fused epilogue keeps the generated matmul unpacked: BLAS wins out of cache
+    assert estimate(1, 1024, 1024, 1024, epilogue=True, threads=threads, lanes=lanes).blas_wins
+    # a few rows against a large weight: generated (OpenBLAS packs the whole weight)
+    assert not estimate(1, 4, 1024, 1024, epilogue=False, threads=threads,
+                        lanes=lanes).blas_wins
 
 
 def test_measure_times_both_ways():

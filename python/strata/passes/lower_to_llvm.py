@@ -14,7 +14,8 @@ calling thread runs one block and waits for the rest), lowered to calls into lib
 
 Then (every case):
 
-    strata-lower-vectors, func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, convert-scf-to-cf,
+    strata-lower-vectors, strata-strided-copies, func.func(convert-linalg-to-loops),
+    convert-vector-to-scf, lower-affine, convert-scf-to-cf,
     convert-vector-to-llvm, expand-strided-metadata, finalize-memref-to-llvm,
     convert-math-to-llvm, convert-math-to-libm, arith-expand, convert-arith-to-llvm,
     convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, convert-ub-to-llvm,
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 from .base import PassPipeline, option, threads_option
 from .flatten_forall import FlattenForallPass
+from .strided_copies import StridedCopiesPass
 from .vectorize import LowerVectorsPass
 
 __all__ = ["LowerToLLVMPass"]
@@ -58,6 +60,7 @@ class LowerToLLVMPass(PassPipeline):
                 "async-runtime-ref-counting-opt, convert-async-to-llvm, ")
         p.add(parallel.rstrip(", "))
         p.add(LowerVectorsPass())
+        p.add(StridedCopiesPass())
         p.add(
             "func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, "
             "convert-scf-to-cf, canonicalize, cse, "

@@ -29,6 +29,32 @@ the sequential form (8x16 tiles):
         %r = scf.for %k ... iter_args(%v = %acc) { vector.contract ... : vector<8x16xf32> }
         vector.transfer_write %r ...
 
+Large f32 matmuls (rows and columns at least ``pack-min``, operands in standard
+order, not inside strata-fuse's epilogue tiles) run on packed panels instead
+(option ``pack``): A is copied into zero-padded row panels ``[M/mr][K][mr]``, B
+into column panels ``[N/nr][K][nr]``, and a micro-kernel of ``mr`` broadcasts x
+``nr / lanes`` vector loads -> ``mr x nr / lanes`` FMAs per K step runs over
+them, its ``mr x nr`` accumulator kept in registers across the K tile.
+``mr x nr`` comes from the target's vector registers (``lanes``, default
+codegen/host.py ``f32_lanes``): 8x32 with AVX-512 (16 of 32 zmm accumulate),
+6x16 with AVX2 (12 of 16 ymm). Cache tiles ``pack-m x pack-n x pack-k``
+(128x256x256) keep a B panel's K tile (32 KiB) in L1 while every A panel of the
+cache tile streams past it from L2. Batch matmuls the same, per batch. The
+packs are lowered by strata-decompose (tensor.pad + expand_shape + transpose):
+
+    %0 = linalg.matmul ins(%a, %b : tensor<100x33xf32>, tensor<33x70xf32>) outs(%c)
+  =>                                                       (AVX-512: mr=8, nr=32)
+    %pa = linalg.pack %a padding_value(0) inner_dims_pos = [0] inner_tiles = [8]  -> 13x33x8
+    %pb = linalg.pack %b padding_value(0) outer_dims_perm = [1, 0] inner_dims_pos = [1]
+                                                           inner_tiles = [32]      -> 3x33x32
+    %pc = linalg.pack %c ... inner_tiles = [8, 32]                                 -> 13x3x8x32
+    scf.for %np ... scf.for %mp ... {                      // B panel, then each A panel
+      %acc = vector.transfer_read %pc[%mp, %np, 0, 0]      // hoisted out of the K loop
+      %r = scf.for %k ... iter_args(%v = %acc) {
+        vector.contract %pa[%mp, %k, :], %pb[%np, %k, :], %v   // vector<8> x vector<32>
+      ...
+    %0 = linalg.unpack %r ... into %c
+
 The contractions are lowered to FMAs later by strata-lower-vectors (after
 bufferization). Other linalg ops are left to LLVM's loop vectorizer.
 """
@@ -107,6 +133,82 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
         transform.ApplyCommonSubexpressionEliminationOp(func)
 
     return body
+
+
+def _packed_strategy(tag, reg, cache, batch, parallel=False):
+    """The packed micro-kernel schedule for the one op carrying the attribute ``tag``.
+
+    ``reg`` = (mr, nr): the register tile, rows x lanes (a multiple of the vector
+    width). ``cache`` = (rows, columns, depth) of a cache tile, rows and columns
+    multiples of mr and nr. A (M x K) is packed into row panels ``[M/mr][K][mr]``,
+    B (K x N) into column panels ``[N/nr][K][nr]`` (zero-padded), the product runs
+    on the panels, and C is unpacked. Loops: cache tiles (M panels, N panels, K),
+    then per N panel per M panel a K loop whose body is one broadcast-FMA
+    outer product ``vector<mr> x vector<nr>`` into an accumulator that stays in
+    registers across K. ``parallel``: the cache tiles of the M and N panels (and
+    the batch) form an ``scf.forall``; K stays sequential, so results do not
+    depend on the thread count. The packs are lowered by strata-decompose."""
+    mr, nr = reg
+    lead = [0] if batch else []
+    one = [1] if batch else []
+
+    def body(root):
+        op = match_tagged(root, tag)
+        packed = structured.PackOp(any_op(), op, [], static_packed_sizes=lead + [mr, nr, 0])
+        b_pack = transform.GetProducerOfOperand(any_op(), packed.packed_op, 1)
+        outer = [0, 2, 1] if batch else [1, 0]
+        gen = structured.PackTransposeOp(any_op(), any_op(), any_op(), b_pack,
+                                         packed.packed_op, outer_perm=outer).packed_op
+        panels = [max(1, cache[0] // mr), max(1, cache[1] // nr)]
+        if parallel:
+            forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
+            tiled = structured.TileUsingForOp(forall.tiled_op, sizes=one + [0, 0, cache[2]])
+        else:
+            tiled = structured.TileUsingForOp(gen, sizes=one + panels + [cache[2]])
+        # per N panel, every M panel: the B panel (K tile x nr) stays in L1
+        interchange = [0, 2, 1, 3] if batch else [1, 0, 2]
+        micro = structured.TileUsingForOp(tiled.tiled_linalg_op, sizes=one + [1, 1, 1],
+                                          interchange=interchange)
+        structured.VectorizeOp(micro.tiled_linalg_op)
+        func = match_ops(root, ["func.func"])
+        apply_patterns(func,
+                       vector.ApplyVectorReductionToContractPatternsOp,
+                       vector.ApplyTransferPermutationPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+        # 1x1x1xmrxnr -> the outer product vector<1xmr> x vector<1xnr> into vector<mrxnr>
+        apply_patterns(func,
+                       vector.ApplyCastAwayVectorLeadingOneDimPatternsOp,
+                       vector.ApplyDropUnitDimWithShapeCastPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+
+    return body
+
+
+def packed_tiles(lanes: int, cache=(128, 256, 256)):
+    """((mr, nr), (rows, columns, depth)): the packed micro-kernel's register tile for
+    f32 vectors of ``lanes`` lanes, and the cache tile rounded to whole panels.
+
+    16 lanes (AVX-512, 32 zmm): 8 rows x 2 registers = 16 accumulators, 2 B loads
+    and 8 broadcasts per 16 FMAs. 8 lanes (AVX2, 16 ymm): 6 x 2 = 12 accumulators
+    plus 2 B registers and a broadcast (15 of 16)."""
+    mr, nr = (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
+    rows = max(mr, cache[0] // mr * mr)
+    columns = max(nr, cache[1] // nr * nr)
+    return (mr, nr), (rows, columns, cache[2])
+
+
+def _standard_maps(op, batch) -> bool:
+    """Whether a matmul reads A as (m, k) and B as (k, n) (no transpose folded in)."""
+    if "indexing_maps" not in op.attributes:
+        return True
+    lead = "d0, " if batch else ""
+    names = ["d1", "d2", "d3"] if batch else ["d0", "d1", "d2"]
+    m, n, k = names
+    expected = [f"({lead}{m}, {k})", f"({lead}{k}, {n})", f"({lead}{m}, {n})"]
+    maps = [str(ir.AffineMapAttr(a).value).split("->")[1].strip()
+            for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    return maps == expected
 
 
 def _cache_tile(dim: int, preferred: int) -> int:
@@ -204,7 +306,14 @@ def _mnk(op, batch):
 
 
 def _lower(root):
-    """The schedule of strata-lower-vectors."""
+    """The schedule of strata-lower-vectors.
+
+    Transfers of more than one dim (the packed kernel's accumulator, read from a
+    rank-4 panel) are unrolled into 1-D ones here: convert-vector-to-scf would give
+    each a stack buffer inside the loop nest, which overflows the stack."""
+    apply_patterns(match_ops(root, ["func.func"]), vector.ApplyRankReducingSubviewPatternsOp,
+                   lambda: vector.ApplyTransferToScfPatternsOp(max_transfer_rank=1,
+                                                               full_unroll=True))
     apply_patterns(
         match_ops(root, ["func.func"]),
         lambda: vector.ApplyLowerContractionPatternsOp(
@@ -279,6 +388,12 @@ class VectorizePass(Pass):
     cache_k: int = option(128, min=1, help="Depth (K) of a matmul cache tile")
     register_m: int = option(8, min=1, help="Rows of the register accumulator")
     register_n: int = option(0, min=0, help="Columns of the register accumulator (0: from the host's vector width)")
+    lanes: int = option(0, min=0, help="f32 lanes of a vector register (0: the target's, see codegen/host.py)")
+    pack: bool = option(True, help="Run large f32 matmuls on packed panels (micro-kernel)")
+    pack_min: int = option(64, min=1, help="Fewest rows and columns of a matmul run on packed panels")
+    pack_m: int = option(128, min=1, help="Rows of a packed matmul's cache tile")
+    pack_n: int = option(256, min=1, help="Columns of a packed matmul's cache tile")
+    pack_k: int = option(256, min=1, help="Depth (K) of a packed matmul's cache tile")
     reductions: bool = option(True, help="Vectorize row reductions too")
     reduction_width: int = option(16, min=1, help="Lanes of a row reduction's partial accumulators")
     threads: int = threads_option()
@@ -297,7 +412,7 @@ class VectorizePass(Pass):
 
     def _vectorize_matmuls(self, module, tags):
         cache = (self.cache_m, self.cache_n, self.cache_k)
-        lanes = f32_lanes()
+        lanes = self.lanes or f32_lanes()
         count = 0
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
             for op in _static_ops(module, op_name):
@@ -320,9 +435,36 @@ class VectorizePass(Pass):
                 if m % op_cache[0] == 0 and n % op_cache[1] == 0:
                     peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
                 try:
-                    tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
+                    if self._packs(op, batch, m, n, k, lanes):
+                        reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n,
+                                                           self.pack_k))
+                        tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
+                        parallel = (self.threads > 1 and tiles > 1 and
+                                    2 * batches * m * n * k >= self.parallel_flops)
+                        tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
+                    else:
+                        tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
                 except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize: {e}")
+
+    def _packs(self, op, batch, m, n, k, lanes) -> bool:
+        """Whether ``op`` runs on packed panels: f32, standard operand order, a vector
+        width of at least 8 lanes, and enough rows and columns to pay for the packing
+        copies (a few rows against a large B, or a few columns, stream an operand
+        once unpacked: packing it would add a full read and write)."""
+        if not self.pack or lanes < 8:
+            return False
+        if min(m, n) < self.pack_min or k < 8:
+            return False
+        parent = op.parent
+        while parent is not None and parent.name != "func.func":
+            if parent.name in (_FOR, "scf.forall"):
+                # an output tile of strata-fuse's epilogue loop: packing there would
+                # copy its operand panels once per tile
+                return False
+            parent = parent.parent
+        types = [ir.RankedTensorType(v.type).element_type for v in op.operands]
+        return all(isinstance(t, ir.F32Type) for t in types) and _standard_maps(op, batch)
 
     def _vectorize_reductions(self, module, tags):
         for i, op in enumerate(collect_ops(module,

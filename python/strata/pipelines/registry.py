@@ -25,6 +25,7 @@ from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
 from ..passes.row_fuse import RowFusePass
 from ..passes.row_kernels import RowKernelsPass
+from ..passes.strided_copies import StridedCopiesPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.unique_results import UniqueResultsPass
 from ..passes.vectorize import LowerVectorsPass, VectorizePass
@@ -40,8 +41,8 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     VerifyPass, CanonicalizePass, ToLinalgPass, AttentionPass, DecomposePass, ConvToMatmulPass,
     FusePass, LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass,
     BufferizePass, UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass,
-    LowerToLLVMPass, CheckLevelPass, CpuPipeline, GpuMapPass, GpuLaunchPass, GpuHostPass,
-    GpuPipeline, RowKernelsPass, RowFusePass)}
+    LowerToLLVMPass, CheckLevelPass, StridedCopiesPass, CpuPipeline, GpuMapPass, GpuLaunchPass,
+    GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass)}
 
 
 def is_strata_pass(name: str) -> bool:

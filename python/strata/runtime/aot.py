@@ -8,7 +8,8 @@
 Used by the on-disk cache (runtime/cache.py) and by :func:`strata.export_library`.
 Functions are called through their C interface ``_mlir_ciface_<name>(desc*, ...)``
 with the same memref descriptors the JIT path uses. ``cpu`` is LLVM's CPU name
-(``native``: this machine's, as the JIT does).
+(``native``: this machine's, as the JIT does, or the set forced by
+``STRATA_CPU_FEATURES``: codegen/host.py).
 """
 
 from __future__ import annotations
@@ -131,6 +132,13 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     from .blas import link_args
 
     blas = link_args(module)  # numpy's OpenBLAS and an rpath to it (runtime/blas.py)
+    from ..codegen.host import llvm_target
+
+    forced = llvm_target()  # STRATA_CPU_FEATURES (codegen/host.py)
+    attrs = []
+    if forced is not None and cpu == "native":
+        cpu = forced[0]
+        attrs = [f"-mattr={forced[1]}"] if forced[1] else []
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
@@ -146,10 +154,11 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         # The translated module names no target: without the triple, opt's cost model
         # knows no vector registers and the loop vectorizer does nothing.
         triple = f"-mtriple={_host_triple()}"
-        _run([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", ll, "-o", bc],
+        _run([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", *attrs, ll,
+              "-o", bc],
              "optimizing LLVM IR")
         _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
-              "-filetype=obj", f"-mcpu={cpu}", bc, "-o", obj], "generating machine code")
+              "-filetype=obj", f"-mcpu={cpu}", *attrs, bc, "-o", obj], "generating machine code")
         fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
         os.close(fd)
         try:

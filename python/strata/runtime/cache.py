@@ -5,7 +5,8 @@ An entry is a folder ``<cache dir>/<key>/`` holding ``lib.so`` and ``meta.json``
 The key hashes every input that changes the output: the specialized strata IR
 (without locations), the function name, the pipeline options, strata's version,
 the MLIR/LLVM package versions, a hash of strata's own code, the CPU (LLVM's
-host CPU name and the CPU flags) and every ``STRATA_*`` environment knob. An
+host CPU name and the CPU flags, and the target forced by ``STRATA_CPU_FEATURES``) and
+every ``STRATA_*`` environment knob. An
 unset knob and its default hash the same way: only set knobs are listed, and the
 defaults are part of the options.
 
@@ -147,11 +148,12 @@ def _save_json(path: str, data: dict) -> None:
 
 
 def _cpu() -> dict:
-    from ..codegen.host import cpuinfo
+    from ..codegen.host import forced_features, host_flags, llvm_target
     from .aot import host_cpu
 
-    flags = cpuinfo("flags")
-    return {"llvm": host_cpu(), "flags": hashlib.sha256(flags.encode()).hexdigest()[:16]}
+    flags = host_flags()
+    return {"llvm": host_cpu(), "flags": hashlib.sha256(flags.encode()).hexdigest()[:16],
+            "target": forced_features() or "native", "llvm_target": llvm_target()}
 
 
 def key_parts(ir_text: str | None, function: str, options: dict, signature=None, *,

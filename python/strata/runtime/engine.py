@@ -22,7 +22,7 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class",
+__all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class", "set_target",
            "uses_async_runtime",
            "load_runtime_libraries", "keep_for_good"]
 
@@ -97,6 +97,28 @@ def top_level_symbols(module: ir.Module) -> list[tuple[str, str]]:
 _KEPT_FOR_GOOD: list = []
 
 
+def set_target(module: ir.Module) -> None:
+    """Gives every function defined in LLVM-dialect ``module`` the forced target CPU and
+    features (``STRATA_CPU_FEATURES``, see codegen/host.py), which LLVM uses instead of the
+    host's; does nothing when none is forced."""
+    from ..codegen.host import llvm_target
+
+    target = llvm_target()
+    if target is None:
+        return
+    from mlir import ir
+
+    cpu, features = target
+    with module.context:
+        cpu_attr = ir.StringAttr.get(cpu)
+        words = ", ".join(f'"{f}"' for f in features.split(",") if f)
+        features_attr = ir.Attribute.parse(f"#llvm.target_features<[{words}]>")
+        for op in module.body.operations:
+            if op.operation.name == "llvm.func" and op.operation.regions[0].blocks:
+                op.operation.attributes["target_cpu"] = cpu_attr
+                op.operation.attributes["target_features"] = features_attr
+
+
 class Engine:
     """An ExecutionEngine over a module lowered to the LLVM dialect.
 
@@ -112,6 +134,7 @@ class Engine:
 
         libs += link_args(module)[:1]  # numpy's OpenBLAS, when the code calls it (strata-blas)
         threaded = uses_async_runtime(module)
+        set_target(module)
         self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
         if threaded:
             keep_for_good(self.engine)

@@ -9,6 +9,9 @@ microseconds and both are reported.
 
     generated = max(flops / (GEN_RATE x tile use x out-of-cache factor x threads),
                     bytes of the operands / GEN_BW)
+      packed (f32, M and N >= 64, no fused epilogue: strata-vectorize's panels):
+              = flops / (GEN_PACKED_RATE x panel use x threads)
+                + (8 (M K + K N) + 16 M N) bytes / PACKED_COPY_BW
     BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
                 + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
 
@@ -16,6 +19,15 @@ What the rates say, measured on the project's 2-core AMD EPYC (AVX-512) machines
 with strata's own and numpy's calls side by side (bench/blas_bench.py,
 docs/benchmarks.md; single thread, best of 5):
 
+* Large matmuls without a fused epilogue (M and N >= 64) run on packed panels
+  (strata-vectorize: A and B copied into zero-padded panels, an 8x32 AVX-512 /
+  6x16 AVX2 broadcast-FMA micro-kernel, C unpacked): about 0.9 of OpenBLAS from
+  128^3 to 2048^3 (1024^3: 26.5 vs 25.5 ms; 2048^3: 212 vs 200 ms; 256 x 1024 x
+  1024: 7.2 vs 6.4 ms; single thread, CPU time, bench/matmul_bench.py), the
+  packing copies and the unpack a few percent of it. With ``MARGIN`` the
+  generated kernel is kept for them. The lines below describe the unpacked
+  register tiles, which still run matmuls with a fused epilogue (inside
+  strata-fuse's output tiles) and few rows or columns.
 * While the K x N operand fits in L2 (1 MiB here), strata's register tiles
   keep up with OpenBLAS (256^3: 0.37 ms generated vs 0.45 ms BLAS; 512^3: 3.2
   vs 3.5 ms; 1024 x 16 x 1024: 0.39 vs 0.55 ms). Beyond it generated code,
@@ -53,9 +65,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["BlasEstimate", "estimate", "GEN_RATE", "BLAS_RATE", "MARGIN"]
+__all__ = ["BlasEstimate", "estimate", "GEN_RATE", "GEN_PACKED_RATE", "BLAS_RATE", "MARGIN"]
 
 GEN_RATE = 85e3      # flop/us, one thread, generated register tiles, B panel in L2
+GEN_PACKED_RATE = 85e3  # flop/us, one thread, the packed micro-kernel (any operand size)
+PACKED_COPY_BW = 50e3  # bytes/us through the packing copies and the unpack (streaming)
+PACKED_MIN = 64      # strata-vectorize's pack-min: fewest rows and columns packed
 GEN_OUT_OF_CACHE = 0.55  # ... when the K x N operand is larger than L2 (and M > GEN_CACHE_M)
 GEN_CACHE_M = 64     # rows of strata-vectorize's cache tile
 GEN_BW = 25e3        # bytes/us: generated code reads each operand at least once
@@ -102,6 +117,31 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     """
     flops = 2.0 * batch * m * n * k
     operand_bytes = 4.0 * (m * k + k * n)
+    if not epilogue and min(m, n) >= PACKED_MIN and k >= 8 and lanes >= 8:
+        generated = _packed(batch, m, n, k, threads, lanes)
+    else:
+        generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes)
+    blas = _blas(batch, m, n, k, threads, operand_bytes)
+    if epilogue:
+        blas += 8.0 * batch * m * n / MEM_BW
+    return BlasEstimate(generated, blas, epilogue)
+
+
+def _packed(batch, m, n, k, threads, lanes) -> float:
+    """strata-vectorize's packed panels: (mr x nr) = 8 x 32 (AVX-512) or 6 x 16 (AVX2)
+    micro-kernel tiles, plus the packing copies of A and B and the unpack of C."""
+    mr, nr = (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
+    flops = 2.0 * batch * m * n * k
+    rate = GEN_PACKED_RATE * _use(m, mr) * _use(n, nr) * k / (k + 16)
+    copies = batch * (8.0 * (m * k + k * n) + 16.0 * m * n) / PACKED_COPY_BW
+    gen_threads = 1
+    if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
+        tiles = batch * math.ceil(m / 128) * math.ceil(n / 256)
+        gen_threads = max(1.0, min(threads, tiles) * GEN_PARALLEL_EFFICIENCY)
+    return flops / rate / gen_threads + copies
+
+
+def _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes) -> float:
     # strata-vectorize's register tile: up to 8 rows x (8 registers' worth of lanes)
     reg_m = max(1, min(8, m))
     reg_n = lanes * max(1, 8 // reg_m)
@@ -115,9 +155,11 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
         tiles = batch * math.ceil(m / 64) * math.ceil(n / 128)
         gen_threads = max(1.0, min(threads, tiles) * GEN_PARALLEL_EFFICIENCY)
-    generated = max(flops / gen_rate, batch * (operand_bytes + 4.0 * m * n) / GEN_BW) / \
+    return max(flops / gen_rate, batch * (operand_bytes + 4.0 * m * n) / GEN_BW) / \
         gen_threads
 
+
+def _blas(batch, m, n, k, threads, operand_bytes) -> float:
     if m == 1 or n == 1:  # OpenBLAS forwards these to gemv: the matrix is read once
         per_call = BLAS_CALL + 4.0 * k * max(m, n) / GEMV_BW
     else:
@@ -129,7 +171,4 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
             per_call = BLAS_CALL + BLAS_WAKE + work / (threads * BLAS_PARALLEL_EFFICIENCY)
         else:
             per_call = BLAS_CALL + work
-    blas = batch * per_call
-    if epilogue:
-        blas += 8.0 * batch * m * n / MEM_BW
-    return BlasEstimate(generated, blas, epilogue)
+    return batch * per_call

@@ -1,0 +1,102 @@
+// RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=16 | FileCheck %s --check-prefix=Z
+// RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=8 | FileCheck %s --check-prefix=Y
+// RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=16 --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=ZLOWER
+// RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=8 --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=YLOWER
+// RUN: strata-opt %s --split-input-file '--strata-vectorize=lanes=16 threads=2 parallel-flops=1 pack-m=32 pack-n=32' | FileCheck %s --check-prefix=PAR
+
+// 100x33 * 33x70 (no dim a multiple of a register tile): A is packed into
+// zero-padded row panels [M/mr][K][mr], B into column panels [N/nr][K][nr] (its
+// outer dims transposed), C into [M/mr][N/nr][mr][nr]. Per N panel, per M panel,
+// a K loop of one outer product vector<mr> x vector<nr>; C is unpacked after.
+// AVX-512 (16 lanes): 8x32; AVX2 (8 lanes): 6x16.
+// Z-LABEL: func.func @packed_odd
+// Z-SAME: (%[[A:[a-z0-9]+]]: tensor<100x33xf32>, %[[B:[a-z0-9]+]]: tensor<33x70xf32>, %[[C:[a-z0-9]+]]: tensor<100x70xf32>)
+// Z-NOT: linalg.matmul
+// Z: %[[PA:.+]] = linalg.pack %[[A]] padding_value(%{{.+}} : f32) inner_dims_pos = [0] inner_tiles = [8] into %{{.+}} : tensor<100x33xf32> -> tensor<13x33x8xf32>
+// Z: %[[PB:.+]] = linalg.pack %[[B]] padding_value(%{{.+}} : f32) outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [32] into %{{.+}} : tensor<33x70xf32> -> tensor<3x33x32xf32>
+// Z: %[[PC:.+]] = linalg.pack %[[C]] {{.*}} inner_tiles = [8, 32] {{.*}} -> tensor<13x3x8x32xf32>
+// Z: %[[R:.+]] = scf.for %[[NP:.+]] = %{{.+}} to %c3 step %c1 iter_args(%{{.+}} = %[[PC]])
+// Z: scf.for %[[MP:.+]] = %{{.+}} to %c13 step %c1
+// Z: scf.for %[[K:.+]] = %{{.+}} to %c33 step %c1
+// Z: tensor.extract_slice %[[PA]][%[[MP]], %[[K]], 0] [1, 1, 8]
+// Z: tensor.extract_slice %[[PB]][%[[NP]], %[[K]], 0] [1, 1, 32]
+// Z: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// Z-NOT: vector.mask
+// Z: %[[U:.+]] = linalg.unpack %[[R]] inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %[[C]] : tensor<13x3x8x32xf32> -> tensor<100x70xf32>
+// Z: return %[[U]]
+// Y-LABEL: func.func @packed_odd
+// Y: linalg.pack {{.*}} inner_tiles = [6] {{.*}} -> tensor<17x33x6xf32>
+// Y: linalg.pack {{.*}} outer_dims_perm = [1, 0] inner_dims_pos = [1] inner_tiles = [16] {{.*}} -> tensor<5x33x16xf32>
+// Y: vector.contract {{.*}} : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+// Y: linalg.unpack
+// The micro-kernel: per K step, one B panel row and mr broadcast FMAs.
+// ZLOWER-LABEL: func.func @packed_odd
+// ZLOWER-NOT: linalg.pack
+// ZLOWER-NOT: vector.contract
+// ZLOWER-COUNT-8: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<32xf32>
+// ZLOWER-NOT: vector.fma
+// ZLOWER: return
+// YLOWER-LABEL: func.func @packed_odd
+// YLOWER-NOT: vector.contract
+// YLOWER-COUNT-6: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+// YLOWER-NOT: vector.fma
+// YLOWER: return
+// With threads, the cache tiles of panels form an scf.forall; K stays sequential.
+// PAR-LABEL: func.func @packed_odd
+// PAR: scf.forall
+// PAR: scf.for
+// PAR: vector.contract
+func.func @packed_odd(%a: tensor<100x33xf32>, %b: tensor<33x70xf32>, %c: tensor<100x70xf32>) -> tensor<100x70xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<100x33xf32>, tensor<33x70xf32>) outs(%c : tensor<100x70xf32>) -> tensor<100x70xf32>
+  return %0 : tensor<100x70xf32>
+}
+
+// -----
+
+// Batch matmul: the same panels with the batch dim in front.
+// Z-LABEL: func.func @packed_batch
+// Z-NOT: linalg.batch_matmul
+// Z: linalg.pack {{.*}} inner_dims_pos = [1] inner_tiles = [8] {{.*}} -> tensor<2x9x20x8xf32>
+// Z: linalg.pack {{.*}} outer_dims_perm = [0, 2, 1] inner_dims_pos = [2] inner_tiles = [32] {{.*}} -> tensor<2x3x20x32xf32>
+// Z: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// Z: linalg.unpack
+// Y-LABEL: func.func @packed_batch
+// Y: vector.contract {{.*}} : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+// ZLOWER-LABEL: func.func @packed_batch
+// ZLOWER-COUNT-8: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<32xf32>
+// ZLOWER-NOT: vector.fma
+// ZLOWER: return
+// YLOWER-LABEL: func.func @packed_batch
+// YLOWER-COUNT-6: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+// PAR-LABEL: func.func @packed_batch
+// PAR: scf.forall
+func.func @packed_batch(%a: tensor<2x65x20xf32>, %b: tensor<2x20x66xf32>, %c: tensor<2x65x66xf32>) -> tensor<2x65x66xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x65x20xf32>, tensor<2x20x66xf32>) outs(%c : tensor<2x65x66xf32>) -> tensor<2x65x66xf32>
+  return %0 : tensor<2x65x66xf32>
+}
+
+// -----
+
+// A few rows against a large B (or a few columns): not packed (packing B would
+// add a full read and write of it); the unpacked register tiles run instead.
+// Z-LABEL: func.func @skinny
+// Z-NOT: linalg.pack
+// Z: vector.contract
+// Z-NOT: linalg.pack
+// Z: return
+func.func @skinny(%a: tensor<7x256xf32>, %b: tensor<256x256xf32>, %c: tensor<7x256xf32>) -> tensor<7x256xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<7x256xf32>, tensor<256x256xf32>) outs(%c : tensor<7x256xf32>) -> tensor<7x256xf32>
+  return %0 : tensor<7x256xf32>
+}
+
+// -----
+
+// A transposed operand folded into the indexing maps: not packed.
+// Z-LABEL: func.func @transposed_b
+// Z-NOT: linalg.pack
+// Z: return
+func.func @transposed_b(%a: tensor<96x64xf32>, %b: tensor<80x64xf32>, %c: tensor<96x80xf32>) -> tensor<96x80xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+       ins(%a, %b : tensor<96x64xf32>, tensor<80x64xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
+  return %0 : tensor<96x80xf32>
+}

@@ -1,0 +1,192 @@
+"""The matmul kernel paths of strata-vectorize for both vector widths, and the forced
+target CPU features (``STRATA_CPU_FEATURES``, codegen/host.py).
+
+Each numerics test runs once with the AVX-512 feature set (16 f32 lanes: the 8x32
+packed micro-kernel, zmm registers) and once with AVX2 (8 lanes: 6x16, ymm only),
+so both code paths run on an AVX-512 host; an AVX2-only host runs the AVX2 half
+and skips the other. Odd and edge shapes (M, N, K from 1, 7, 17, 33, 100, 257)
+cover the unpacked register tiles (few rows or columns) and the packed panels
+(zero-padded partial panels), matmul and batch matmul, f32/f16/bf16 (f16/bf16
+accumulate in f32), 1 and 2 threads, with and without a fused epilogue, against a
+float64 numpy reference. Generated code only (``blas="never"``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import strata
+from strata.codegen import host
+from strata.errors import StrataError
+from strata.testing import assert_close
+
+NP = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def _has(flag: str) -> bool:
+    return flag in host.host_flags().split()
+
+
+WIDTHS = [
+    pytest.param("avx512", marks=pytest.mark.skipif(not _has("avx512f"),
+                                                    reason="host has no AVX-512")),
+    pytest.param("avx2", marks=pytest.mark.skipif(not _has("avx2"),
+                                                  reason="host has no AVX2")),
+]
+
+# (M, N, K): few rows / columns (unpacked register tiles), and packed panels with
+# partial (padded) panels in every dim
+SHAPES = [(1, 7, 17), (7, 257, 33), (257, 1, 100), (33, 17, 257), (100, 100, 257),
+          (257, 257, 33), (257, 100, 7), (100, 257, 1)]
+
+
+@pytest.fixture
+def features(request, monkeypatch):
+    monkeypatch.setenv(host.ENV, request.param)
+    return request.param
+
+
+def _rand(rng, shape, dtype):
+    return rng.uniform(-2.0, 2.0, size=shape).astype(NP[dtype])
+
+
+def _check(actual, a, b, dtype, bias=None, relu=False):
+    x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    ref, mag = x @ y, np.abs(x) @ np.abs(y)
+    if bias is not None:
+        ref = ref + np.asarray(bias, np.float64)
+        mag = mag + np.abs(np.asarray(bias, np.float64))
+    if relu:
+        ref = np.maximum(ref, 0)
+    assert_close(actual, ref, dtype, reduction_length=a.shape[-1], magnitude=mag,
+                 ops=2 if bias is not None else 1, what=f"{a.shape} @ {b.shape}")
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mnk", SHAPES, ids=str)
+def test_matmul_f32(features, threads, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    a, b = _rand(rng, (m, k), "f32"), _rand(rng, (k, n), "f32")
+    f = strata.jit(lambda x, y: x @ y, threads=threads, blas="never")
+    _check(f(a, b), a, b, "f32")
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_matmul_epilogue_and_thread_counts_agree(features, threads):
+    rng = np.random.default_rng(3)
+    a, b, c = _rand(rng, (257, 100), "f32"), _rand(rng, (100, 257), "f32"), \
+        _rand(rng, (257,), "f32")
+
+    def mlp(x, w, bias):
+        return strata.relu(x @ w + bias)
+
+    f = strata.jit(mlp, threads=threads, blas="never")
+    out = f(a, b, c)
+    _check(out, a, b, "f32", bias=c, relu=True)
+    # K runs in one order whatever the thread count: results are bit-identical
+    g = strata.jit(lambda x, y: x @ y, threads=threads, blas="never")
+    one = strata.jit(lambda x, y: x @ y, threads=1, blas="never")
+    x, y = _rand(rng, (300, 257), "f32"), _rand(rng, (257, 333), "f32")
+    np.testing.assert_array_equal(g(x, y), one(x, y))
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("bmnk", [(3, 7, 17, 33), (2, 100, 257, 17), (2, 257, 100, 100)],
+                         ids=str)
+def test_batch_matmul(features, threads, bmnk):
+    batch, m, n, k = bmnk
+    rng = np.random.default_rng(batch + m + n + k)
+    a, b = _rand(rng, (batch, m, k), "f32"), _rand(rng, (batch, k, n), "f32")
+    f = strata.jit(lambda x, y: x @ y, threads=threads, blas="never")
+    _check(f(a, b), a, b, "f32")
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("mnk", [(7, 33, 17), (100, 257, 33)], ids=str)
+def test_matmul_low_precision(features, dtype, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(11)
+    a, b = _rand(rng, (m, k), dtype), _rand(rng, (k, n), dtype)
+    f = strata.jit(lambda x, y: x @ y, blas="never")
+    _check(f(a, b), a, b, dtype)
+
+
+# --------------------------------------------------------------------- forcing features
+
+def test_forced_lanes(monkeypatch):
+    monkeypatch.setenv(host.ENV, "avx2")
+    if _has("avx2"):
+        assert host.f32_lanes() == 8
+        assert host.llvm_target() == ("x86-64-v3", "-avx512f")
+    monkeypatch.setenv(host.ENV, "native")
+    assert host.llvm_target() is None
+    assert host.target_flags() == host.host_flags()
+
+
+def test_unknown_feature_set_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv(host.ENV, "avx9000")
+    with pytest.raises(StrataError, match="not a feature set"):
+        host.f32_lanes()
+
+
+def test_features_the_host_lacks_are_refused(monkeypatch):
+    monkeypatch.setattr(host, "host_flags", lambda: "fpu sse2 avx avx2 fma")
+    monkeypatch.setattr(host, "_x86", lambda machine=None: True)
+    monkeypatch.setenv(host.ENV, "avx512")
+    with pytest.raises(StrataError, match="no avx512f"):
+        host.llvm_target()
+
+
+def test_forced_features_are_in_the_cache_key(monkeypatch):
+    from strata.runtime import cache
+
+    monkeypatch.delenv(host.ENV, raising=False)
+    native = cache.key_parts("ir", "f", {})
+    monkeypatch.setenv(host.ENV, "avx2" if _has("avx2") else "native")
+    forced = cache.key_parts("ir", "f", {})
+    if _has("avx2"):
+        assert native["cpu"] != forced["cpu"] and forced["cpu"]["target"] == "avx2"
+
+
+_SCRIPT = textwrap.dedent("""
+    import subprocess, sys
+    import numpy as np, strata
+    import mlir.execution_engine as ee
+    made = []
+    real = ee.ExecutionEngine
+    def spy(*a, **k):
+        made.append(real(*a, **k))
+        return made[-1]
+    ee.ExecutionEngine = spy  # strata's Engine imports it when it makes one
+    a = np.ones((100, 33), np.float32); b = np.ones((33, 70), np.float32)
+    r = strata.jit(lambda x, y: x @ y, blas="never")(a, b)
+    assert (r == 33).all()
+    made[-1].dump_to_object_file(sys.argv[1])
+""")
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="no objdump")
+@pytest.mark.skipif(not _has("avx512f"), reason="host has no AVX-512")
+@pytest.mark.parametrize("forced, zmm", [("avx2", False), ("avx512", True)])
+def test_jit_code_uses_the_forced_registers(tmp_path, forced, zmm):
+    obj = tmp_path / "code.o"
+    env = dict(os.environ, STRATA_CPU_FEATURES=forced, STRATA_CACHE="0")
+    subprocess.run([sys.executable, "-c", _SCRIPT, str(obj)], env=env, check=True,
+                   timeout=300)
+    text = subprocess.run(["objdump", "-d", str(obj)], capture_output=True, text=True,
+                          check=True).stdout
+    assert ("zmm" in text) == zmm
+    assert "vfmadd" in text
