@@ -15,7 +15,7 @@
 // Overrides by candidate key (the file is read from stdin so that keys do not depend
 // on its path; recompute them with the KEYS run when lines above a keyed op move):
 // RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto report=true' < %s 2>&1 >/dev/null | FileCheck %s --check-prefix=KEYS
-// RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto decisions=cdaaddd2=off,2a8ce2ac=on' < %s | FileCheck %s --check-prefix=OVERRIDE
+// RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto decisions=d5260855=off,c74a1995=on' < %s | FileCheck %s --check-prefix=OVERRIDE
 
 // A large matmul with an epilogue: BLAS is predicted faster even though the epilogue
 // then costs one more trip through memory; the epilogue stays its own loop.
@@ -84,17 +84,19 @@ func.func @skinny(%x: tensor<4x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor<4
 
 // -----
 
-// batch_matmul: 2 products of 32x1024x1024 (each B operand larger than L2; 32 rows are
-// too few for strata-vectorize's packed panels).
+// batch_matmul: 2 products of 128x1024x1024 with a relu epilogue (each B operand larger
+// than L2; an epilogue keeps strata-vectorize's packed panels out, and the unpacked
+// register tiles re-read B from beyond L2 for every row of cache tiles).
 // CHECK-LABEL: func.func @batched
 // CHECK: linalg.batch_matmul {strata.blas}
-// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.batch_matmul at {{.*}} (2x32x1024x1024; the cost model)
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.batch_matmul at {{.*}} (2x128x1024x1024; the cost model)
 // PIPELINE-LABEL: func.func @batched
 // PIPELINE: scf.for
 // PIPELINE: func.call @scipy_cblas_sgemm64_
-func.func @batched(%x: tensor<2x32x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x32x1024xf32> {
-  %0 = "strata.matmul"(%x, %w) : (tensor<2x32x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x32x1024xf32>
-  return %0 : tensor<2x32x1024xf32>
+func.func @batched(%x: tensor<2x128x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x128x1024xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<2x128x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x128x1024xf32>
+  %1 = "strata.relu"(%0) : (tensor<2x128x1024xf32>) -> tensor<2x128x1024xf32>
+  return %1 : tensor<2x128x1024xf32>
 }
 
 // -----
@@ -112,14 +114,14 @@ func.func @half(%x: tensor<64x64xf16>, %w: tensor<64x64xf16>) -> tensor<64x64xf1
 
 // -----
 
-// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [cdaaddd2] BLAS sgemm for linalg.matmul
-// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [2a8ce2ac] generated code for linalg.matmul
+// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [d5260855] BLAS sgemm for linalg.matmul
+// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [c74a1995] generated code for linalg.matmul
 // OVERRIDE-LABEL: func.func @overridden
 // OVERRIDE: %[[BIG:.+]] = linalg.matmul ins
 // OVERRIDE: %[[SMALL:.+]] = linalg.matmul {strata.blas} ins
 // OVERRIDE: return %[[BIG]], %[[SMALL]]
-func.func @overridden(%x: tensor<32x1024xf32>, %w: tensor<1024x1024xf32>, %y: tensor<8x8xf32>) -> (tensor<32x1024xf32>, tensor<8x8xf32>) {
-  %0 = "strata.matmul"(%x, %w) : (tensor<32x1024xf32>, tensor<1024x1024xf32>) -> tensor<32x1024xf32>
+func.func @overridden(%x: tensor<256x8192xf32>, %w: tensor<8192x48xf32>, %y: tensor<8x8xf32>) -> (tensor<256x48xf32>, tensor<8x8xf32>) {
+  %0 = "strata.matmul"(%x, %w) : (tensor<256x8192xf32>, tensor<8192x48xf32>) -> tensor<256x48xf32>
   %1 = "strata.matmul"(%y, %y) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %0, %1 : tensor<32x1024xf32>, tensor<8x8xf32>
+  return %0, %1 : tensor<256x48xf32>, tensor<8x8xf32>
 }

@@ -564,7 +564,10 @@ class RowFusePass(Pass):
         consumed = []  # producers computed inside a kernel: their only user is gone
         # Last consumers first: a kernel may compute its producers (exp(x - max) under a
         # sum) in its sweeps, which then need no kernel of their own.
-        for op in reversed(collect_ops(module, lambda o: o.name == "linalg.generic")):
+        # Only ops of a function's body: those inside loops (another kernel's tiles, such as
+        # strata-attention's) are that kernel's business.
+        for op in reversed(collect_ops(module, lambda o: o.name == "linalg.generic" and
+                                       o.parent is not None and o.parent.name == "func.func")):
             if any(op == c for c in consumed):
                 continue
             if len(op.results) != 1 or not _f32_static(op.results[0].type):
