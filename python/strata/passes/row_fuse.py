@@ -174,6 +174,9 @@ class _Kernel:
             raise _Unsupported("no per-row value from a reduction")
 
     def _classify(self, value, res):
+        if isinstance(value.type, ir.RankedTensorType) and \
+                not isinstance(ir.RankedTensorType(value.type).element_type, ir.F32Type):
+            raise _Unsupported("an input that is not f32")  # reads pad with f32
         if res == self.full:
             return ("row", value)
         if res == (self.r - 1,):
@@ -253,6 +256,9 @@ class _Kernel:
 
     def _classify_plain(self, value, res):
         """Inputs of a reduction's body: rows, columns, 0-d values and row elements."""
+        if isinstance(value.type, ir.RankedTensorType) and \
+                not isinstance(ir.RankedTensorType(value.type).element_type, ir.F32Type):
+            raise _Unsupported("an input that is not f32")  # reads pad with f32
         if res == self.full:
             self._check_reduced(value)
             return ("row", value)
