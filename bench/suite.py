@@ -340,6 +340,8 @@ def main(argv=None):
                    help="folder for benchmarks.md and benchmarks.png")
     p.add_argument("--no-torch", action="store_true", help="leave torch out even if installed")
     p.add_argument("--budget", type=float, default=None, help="seconds of warm calls per system")
+    p.add_argument("--no-extras", action="store_true",
+                   help="leave out the runtime and PyTorch-backend scripts' tables")
     a = p.parse_args(argv)
     try:
         import torch  # noqa: F401
@@ -358,7 +360,7 @@ def main(argv=None):
     results = measure(selected, torch_ok, budget, log)
     os.makedirs(a.out, exist_ok=True)
     text = markdown(selected, results, lim, meta)
-    if not a.quick and not a.rows:
+    if not a.quick and not a.rows and not a.no_extras:
         text += extras(log)
     try:
         plot(selected, results, lim, os.path.join(a.out, "benchmarks.png"))
