@@ -46,9 +46,10 @@ DROP_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # Other benchmark scripts whose markdown (printed on stdout) the report includes, each run
 # once in its own process: (section title, script, arguments).
 EXTRA = [
-    ("Runtime for services: dispatch, restart, compile, new shapes", "runtime_bench.py", []),
+    ("Runtime for services: dispatch, restart, compile, new shapes", "runtime_bench.py",
+     ["--repeat", "1"]),
     ("PyTorch front end: torch.compile(backend=\"strata\") vs inductor vs eager",
-     "torch_bench.py", []),
+     "torch_bench.py", ["--quick"]),
 ]
 
 
