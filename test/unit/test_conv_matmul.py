@@ -12,6 +12,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from test_numerics import conv2d_ref
 
 import strata
 from strata.passes import conv_to_matmul
@@ -54,23 +55,7 @@ def _pad4(p):
         [p[0], p[0], p[1], p[1]] if len(p) == 2 else list(p))
 
 
-def conv_ref(x, w, stride, padding, dilation):
-    """NCHW x, FCHW w, float64, as a direct sum over the window; padding (t, b, l, r)."""
-    n, c, h, wd = x.shape
-    f, _, kh, kw = w.shape
-    t, b, l, r = padding
-    xp = np.zeros((n, c, h + t + b, wd + l + r))
-    xp[:, :, t:t + h, l:l + wd] = x
-    (sh, sw), (dh, dw) = stride, dilation
-    oh = (h + t + b - dh * (kh - 1) - 1) // sh + 1
-    ow = (wd + l + r - dw * (kw - 1) - 1) // sw + 1
-    out = np.zeros((n, f, oh, ow))
-    for i in range(kh):
-        for j in range(kw):
-            patch = xp[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh,
-                       j * dw: j * dw + sw * (ow - 1) + 1: sw]
-            out += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j])
-    return out
+conv_ref = conv2d_ref  # NCHW x, FCHW w, float64, a direct sum over the window
 
 
 def _data(case, seed, dtype=np.float32):
