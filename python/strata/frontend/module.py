@@ -24,7 +24,7 @@ from ..errors import StrataError
 from .locations import location_text, user_location
 from .record import Record
 from .scopes import SCOPES as _SCOPES
-from .scopes import current_scope, spec_of
+from .scopes import current_scope, return_traced, spec_of
 from .tensor import Tensor, TensorSpec
 
 __all__ = ["Module", "Function", "trace", "current_scope", "spec_of"]
@@ -147,13 +147,7 @@ def trace(fn, *examples, name: str | None = None, module: Module | None = None) 
     f = Function(module, name or getattr(fn, "__name__", "main").replace("<lambda>", "main"),
                  specs)
     try:
-        out = fn(*f.args)
-        results = out if isinstance(out, tuple) else (out,)
-        if not all(isinstance(r, Tensor) for r in results):
-            raise StrataError(f"traced function '{f.name}' must return strata tensors, got "
-                              f"{', '.join(type(r).__name__ for r in results)}",
-                              location=location_text())
-        f.ret(*results)
+        return_traced(f, fn(*f.args))
     finally:
         if not f.closed:
             f.closed = True

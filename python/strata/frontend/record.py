@@ -27,7 +27,7 @@ from ..dialect import shapes as S
 from ..dialect.types import numpy_dtype
 from ..errors import StrataError
 from .locations import location_text
-from .scopes import SCOPES, param_names, spec_of
+from .scopes import SCOPES, param_names, return_traced, spec_of
 from .tensor import Tensor
 
 __all__ = ["DIALECT", "OpRef", "Record", "RecordingFunction", "record_trace", "ATTRIBUTES"]
@@ -212,13 +212,7 @@ def record_trace(fn, *examples, name: str | None = None) -> Record:
                           specs)
     SCOPES.append(f)
     try:
-        out = fn(*f.args)
-        results = out if isinstance(out, tuple) else (out,)
-        if not all(isinstance(r, Tensor) for r in results):
-            raise StrataError(f"traced function '{f.name}' must return strata tensors, got "
-                              f"{', '.join(type(r).__name__ for r in results)}",
-                              location=location_text())
-        f.ret(*results)
+        return_traced(f, fn(*f.args))
     finally:
         f.closed = True
         SCOPES.remove(f)

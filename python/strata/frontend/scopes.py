@@ -13,7 +13,7 @@ from ..errors import StrataError
 from .locations import location_text
 from .tensor import TensorSpec
 
-__all__ = ["SCOPES", "current_scope", "spec_of", "param_names"]
+__all__ = ["SCOPES", "current_scope", "spec_of", "param_names", "return_traced"]
 
 SCOPES: list = []
 
@@ -61,3 +61,16 @@ def spec_of(value, name: str = "argument") -> TensorSpec:
         return TensorSpec(np.shape(value), dtype)
     raise StrataError(f"{name}: expected a numpy array, a Python scalar or a TensorSpec, got "
                       f"{type(value).__name__}", location=location_text())
+
+
+def return_traced(f, out) -> None:
+    """Returns a traced function's result ``out`` (a Tensor or a tuple of them) from the
+    function under construction ``f``; anything else is the user's error."""
+    from .tensor import Tensor
+
+    results = out if isinstance(out, tuple) else (out,)
+    if not all(isinstance(r, Tensor) for r in results):
+        raise StrataError(f"traced function '{f.name}' must return strata tensors, got "
+                          f"{', '.join(type(r).__name__ for r in results)}",
+                          location=location_text())
+    f.ret(*results)
