@@ -42,6 +42,8 @@ from ..frontend.tensor import TensorSpec
 from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
 from .engine import _char_at, address
 from .log import logger
+from .out_arrays import out_arrays
+from .output_pool import result_maker
 from .variants import Variants
 
 # MLIR (the bindings, the pipelines) is imported where a compile needs it, not here:
@@ -219,8 +221,10 @@ _ndarray = np.ndarray
 class CompiledFunction:
     """One function compiled for one signature (static shapes).
 
-    Results are fresh numpy arrays the compiled code writes into (booleans as
-    numpy bools: the code stores them as i8 0/1). ``allocs`` lists the code's own
+    Results are new numpy arrays the compiled code writes into (booleans as
+    numpy bools: the code stores them as i8 0/1), large ones recycled through the
+    output pool (runtime/output_pool.py), or the caller's ``out=`` arrays
+    (runtime/out_arrays.py). ``allocs`` lists the code's own
     buffers (runtime/allocs.py). Reentrant: the kernel keeps per-thread state.
     """
 
@@ -232,6 +236,7 @@ class CompiledFunction:
         self.allocs = list(allocs)
         self.workspace = workspace  # bytes of intermediates (strata-workspace)
         self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
+        self._makers = [result_maker(s, d) for s, d in self._outs]  # runtime/output_pool.py
         self._local = threading.local()
         # what the warm path needs of each argument's address: its dtype's alignment
         self._masks = tuple(numpy_dtype(d).alignment - 1 for _, d in arg_specs)
@@ -245,20 +250,29 @@ class CompiledFunction:
             ws = self._local.ws = (buffer, base + (-base) % WORKSPACE_ALIGNMENT)
         return ws[1]
 
-    def run(self, arrays):
-        """Runs on C-contiguous, aligned, native-order ``arrays`` of the compiled signature."""
-        outs = [np.empty(s, d) for s, d in self._outs]
+    def run(self, arrays, out=None):
+        """Runs on C-contiguous, aligned, native-order ``arrays`` of the compiled signature;
+        the results are new arrays (runtime/output_pool.py), or ``out``'s
+        (runtime/out_arrays.py)."""
+        if out is None:
+            outs = [make() for make in self._makers]
+        else:
+            outs, copies = out_arrays(self.name, out, self._outs, self._makers, arrays)
         pointers = [address(a) for a in arrays] + [address(o) for o in outs]
         if self.workspace:
             pointers.append(self._workspace())
         self.kernel.call_pointers(pointers)
+        if out is not None:
+            return _copied(outs, copies)
         return outs
 
-    def run_if_ready(self, arrays):
+    def run_if_ready(self, arrays, out=None):
         """The warm path: runs on numpy ``arrays`` whose shapes and dtypes (native order)
         are the signature's, and returns the results, or None where an array is not
         C-contiguous and aligned (the caller converts it). One pass over the arguments,
         writing their addresses straight into this thread's descriptors."""
+        if out is not None:
+            return self._run_into(arrays, out)
         descs, call = self.kernel.thread_state()
         masks = self._masks
         for i, a in enumerate(arrays):
@@ -274,7 +288,7 @@ class CompiledFunction:
             desc = descs[i]
             desc.allocated = desc.aligned = p
         i = len(arrays)
-        outs = [np.empty(s, d) for s, d in self._outs]
+        outs = [make() for make in self._makers]
         for o in outs:
             desc = descs[i]
             desc.allocated = desc.aligned = address(o)
@@ -284,6 +298,23 @@ class CompiledFunction:
             desc.allocated = desc.aligned = self._workspace()
         call()
         return outs
+
+    def _run_into(self, arrays, out):
+        """run_if_ready with ``out=``: None where an input needs converting."""
+        for a, mask in zip(arrays, self._masks, strict=True):
+            flags = a.flags
+            if not (flags.c_contiguous and flags.aligned) or a.ctypes.data & mask:
+                return None
+        return self.run(arrays, out)
+
+
+def _copied(outs, copies):
+    """``outs`` with each temporary of ``copies`` (an out= array overlapping an input)
+    copied into its out= array and replaced by it."""
+    for temporary, target in copies:
+        np.copyto(target, temporary)
+        outs[next(i for i, o in enumerate(outs) if o is temporary)] = target
+    return outs
 
 
 def _describe_key(key) -> str:
@@ -309,31 +340,49 @@ class DynamicFunction(CompiledFunction):
     def __init__(self, *args, shapes):
         super().__init__(*args)
         self.shapes = shapes
-        self._checked: set = set()
+        self._made: dict = {}  # input shapes -> (result specs, result makers)
+        self._lock = threading.Lock()
 
-    def run_if_ready(self, arrays):
+    def run_if_ready(self, arrays, out=None):
         for a in arrays:
             flags = a.flags
             if not (flags.c_contiguous and flags.aligned):
                 return None
-        return self.run(arrays)
+        return self.run(arrays, out)
 
-    def run(self, arrays):
+    def run(self, arrays, out=None):
         specs = [(a.shape, d) for a, (_, d) in zip(arrays, self.arg_specs, strict=True)]
-        results = self.shapes(specs)
         key = tuple(a.shape for a in arrays)
-        if key not in self._checked:
-            check_allocs(self.name, [[self.shapes.largest(specs), "<" + self.name + ">",
-                                      f"an intermediate for {_signature(specs)}"]])
-            self._checked.add(key)
-        outs = [np.empty(s, numpy_dtype(d)) for s, d in results]
+        made = self._made.get(key)
+        if made is None:
+            made = self._results_for(key, specs)
+        results, makers = made
+        if out is None:
+            outs = [make() for make in makers]
+        else:
+            outs, copies = out_arrays(self.name, out, results, makers, arrays)
         pointers = [address(a) for a in arrays] + [address(o) for o in outs]
         shapes = [a.shape for a in arrays] + [o.shape for o in outs]
         if self.workspace:
             pointers.append(self._workspace())
             shapes.append((self.workspace,))
         self.kernel.call_shaped(pointers, shapes)
+        if out is not None:
+            return _copied(outs, copies)
         return outs
+
+    def _results_for(self, key, specs):
+        """``(result specs, result makers)`` for a new set of input shapes (checked
+        against what the process can allocate; the latest 64 kept)."""
+        check_allocs(self.name, [[self.shapes.largest(specs), "<" + self.name + ">",
+                                  f"an intermediate for {_signature(specs)}"]])
+        results = [(tuple(s), numpy_dtype(d)) for s, d in self.shapes(specs)]
+        made = (results, [result_maker(s, d) for s, d in results])
+        with self._lock:
+            while len(self._made) >= 64:
+                self._made.pop(next(iter(self._made)))
+            self._made[key] = made
+        return made
 
 
 def compiled_function(fname, arg_specs, result_specs, kernel, allocs, workspace, shapes=None):
@@ -417,13 +466,14 @@ class ProgramBase:
             return functools.partial(self.call, name)
         raise AttributeError(name)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         if len(self._signatures) != 1:
             raise StrataError(f"the module has several functions ({', '.join(self.functions)}); "
                               "call one by name", location=location_text())
-        return self.call(next(iter(self._signatures)), *args)
+        return self.call(next(iter(self._signatures)), *args, out=out)
 
-    def call(self, fname: str, *args):
+    def call(self, fname: str, *args, out=None):
+        """Runs ``fname`` on ``args``; ``out``: the results' arrays (runtime/out_arrays.py)."""
         specs, names = self._signatures[fname]
         if len(args) != len(specs):
             raise StrataError(f"{fname}: expected {len(specs)} arguments, got {len(args)}",
@@ -433,7 +483,7 @@ class ProgramBase:
         compiled = self._get(fname, [(a.shape, d) for a, (_, d) in
                                      zip(arrays, specs, strict=True)])
         self.stats.calls += 1
-        outs = compiled.run(arrays)
+        outs = compiled.run(arrays, out)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _get(self, fname, arg_specs):
@@ -627,7 +677,7 @@ class CachedProgram:
         self._cache = Variants(1)
         self._cache.get_or_build(compiled.name, lambda: compiled)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         fname = self.compiled.name
         if len(args) != len(self.compiled.arg_specs):
             raise StrataError(f"{fname}: expected {len(self.compiled.arg_specs)} arguments, "
@@ -635,7 +685,7 @@ class CachedProgram:
         arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
                   zip(args, self.compiled.arg_specs, self.names, strict=True)]
         self.stats.calls += 1
-        outs = self.compiled.run(arrays)
+        outs = self.compiled.run(arrays, out)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -706,7 +756,7 @@ class JitFunction:
 
         return trace(self.fn, *args)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         # The warm path keys on (shape, dtype) / Python type only; the full spec checks
         # (with their error messages) run when a signature is first seen. The variant
         # of the previous call is kept beside its key: a repeated signature skips even
@@ -725,10 +775,10 @@ class JitFunction:
         self.stats.calls += 1
         fast = program.fast
         if fast is not None:  # the key matched shapes and dtypes exactly
-            outs = fast.run_if_ready(args)
+            outs = fast.run_if_ready(args, out)
             if outs is not None:
                 return outs[0] if len(outs) == 1 else tuple(outs)
-        return program(*args)
+        return program(*args, out=out)
 
     def _resolve(self, key, args) -> Program:
         """The variant for a call no exact-key variant serves: a dynamic variant whose guard
