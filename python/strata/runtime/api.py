@@ -236,7 +236,8 @@ class CompiledFunction:
         self.allocs = list(allocs)
         self.workspace = workspace  # bytes of intermediates (strata-workspace)
         self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
-        self._makers = [result_maker(s, d) for s, d in self._outs]  # runtime/output_pool.py
+        self._makers = [result_maker(s, d) for s, d in self._outs  # runtime/output_pool.py
+                        if None not in s]  # (a dynamic variant makes them per shape)
         self._local = threading.local()
         # what the warm path needs of each argument's address: its dtype's alignment
         self._masks = tuple(numpy_dtype(d).alignment - 1 for _, d in arg_specs)
@@ -271,8 +272,6 @@ class CompiledFunction:
         are the signature's, and returns the results, or None where an array is not
         C-contiguous and aligned (the caller converts it). One pass over the arguments,
         writing their addresses straight into this thread's descriptors."""
-        if out is not None:
-            return self._run_into(arrays, out)
         descs, call = self.kernel.thread_state()
         masks = self._masks
         for i, a in enumerate(arrays):
@@ -288,7 +287,10 @@ class CompiledFunction:
             desc = descs[i]
             desc.allocated = desc.aligned = p
         i = len(arrays)
-        outs = [make() for make in self._makers]
+        if out is None:
+            outs = [make() for make in self._makers]
+        else:
+            outs, copies = out_arrays(self.name, out, self._outs, self._makers, arrays)
         for o in outs:
             desc = descs[i]
             desc.allocated = desc.aligned = address(o)
@@ -297,15 +299,9 @@ class CompiledFunction:
             desc = descs[i]
             desc.allocated = desc.aligned = self._workspace()
         call()
+        if out is not None:
+            return _copied(outs, copies)
         return outs
-
-    def _run_into(self, arrays, out):
-        """run_if_ready with ``out=``: None where an input needs converting."""
-        for a, mask in zip(arrays, self._masks, strict=True):
-            flags = a.flags
-            if not (flags.c_contiguous and flags.aligned) or a.ctypes.data & mask:
-                return None
-        return self.run(arrays, out)
 
 
 def _copied(outs, copies):

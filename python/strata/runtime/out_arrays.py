@@ -43,27 +43,14 @@ def out_arrays(fname: str, out, specs, makers, inputs) -> tuple[list, list]:
               f" (one per result), got {len(arrays)}")
     targets, copies = [], []
     for i, (a, (shape, dtype)) in enumerate(zip(arrays, specs, strict=True)):
-        what = "out" if len(specs) == 1 else f"out[{i}]"
-        want = _type_text(shape, dtype)
-        if not isinstance(a, np.ndarray):
-            _fail(f"{fname}: {what} must be a numpy array of type {want}, got "
-                  f"{type(a).__name__}")
-        if not a.dtype.isnative:
-            _fail(f"{fname}: {what} expects {want}, got a non-native byte order "
-                  f"({a.dtype.str}) array")
-        if a.dtype != dtype:
-            _fail(f"{fname}: {what} expects {want}, got a {a.dtype} array")
-        if a.shape != tuple(shape):
-            _fail(f"{fname}: {what} expects {want}, got shape {a.shape}")
-        if not a.flags.writeable:
-            _fail(f"{fname}: {what} is read-only")
-        if not a.flags.c_contiguous:
-            _fail(f"{fname}: {what} must be C-contiguous (np.ascontiguousarray makes a copy "
-                  "to pass instead)")
-        if not a.flags.aligned:
-            _fail(f"{fname}: {what} is not aligned to its dtype ({a.dtype.alignment} bytes)")
+        if (type(a) is np.ndarray and a.dtype == dtype and a.shape == shape and
+                a.flags.carray and a.dtype.isnative):  # the usual case: nothing to report
+            pass
+        else:
+            _check(fname, a, i, len(specs), shape, dtype)
         for j in range(i):
             if np.may_share_memory(a, arrays[j]):
+                what = "out" if len(specs) == 1 else f"out[{i}]"
                 _fail(f"{fname}: {what} overlaps out[{j}]: each result needs its own memory")
         if any(np.may_share_memory(a, x) for x in inputs):
             temporary = makers[i]()
@@ -72,3 +59,26 @@ def out_arrays(fname: str, out, specs, makers, inputs) -> tuple[list, list]:
         else:
             targets.append(a)
     return targets, copies
+
+
+def _check(fname, a, i, count, shape, dtype) -> None:
+    """Raises the StrataError saying what is wrong with out array ``i`` (if anything)."""
+    what = "out" if count == 1 else f"out[{i}]"
+    want = _type_text(shape, dtype)
+    if not isinstance(a, np.ndarray):
+        _fail(f"{fname}: {what} must be a numpy array of type {want}, got "
+              f"{type(a).__name__}")
+    if not a.dtype.isnative:
+        _fail(f"{fname}: {what} expects {want}, got a non-native byte order "
+              f"({a.dtype.str}) array")
+    if a.dtype != dtype:
+        _fail(f"{fname}: {what} expects {want}, got a {a.dtype} array")
+    if a.shape != tuple(shape):
+        _fail(f"{fname}: {what} expects {want}, got shape {a.shape}")
+    if not a.flags.writeable:
+        _fail(f"{fname}: {what} is read-only")
+    if not a.flags.c_contiguous:
+        _fail(f"{fname}: {what} must be C-contiguous (np.ascontiguousarray makes a copy "
+              "to pass instead)")
+    if not a.flags.aligned:
+        _fail(f"{fname}: {what} is not aligned to its dtype ({a.dtype.alignment} bytes)")
