@@ -319,3 +319,23 @@ def test_a_bad_out_from_a_script_names_the_script_line(tmp_path):
                        timeout=300)
     assert p.returncode != 0
     assert f"{script}:4:" in p.stderr and "out expects tensor<4xf32>" in p.stderr, p.stderr
+
+
+EXIT = """
+import threading, numpy as np, strata
+f = strata.jit(lambda x: x * 2.0)
+kept = [f(np.ones((512, 512), np.float32)) for _ in range(3)]
+views = [k[1:] for k in kept]
+threading.Thread(target=lambda: kept.append(f(np.ones((512, 512), np.float32)))).start()
+"""
+
+
+def test_results_alive_at_interpreter_exit_are_no_trouble():
+    p = subprocess.run([sys.executable, "-c", EXIT], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0 and not p.stderr.strip(), p.stderr[-3000:]
+
+
+def test_the_alignment_results_promise_matches_what_the_pool_gives():
+    make = result_maker((MIN_BYTES // 4 + 3,), np.float32, OutputPool(cap=1 << 30))
+    assert all(_addr(make()) % output_pool.ALIGNMENT == 0 for _ in range(4))

@@ -61,9 +61,10 @@ class _Owner:
     __slots__ = ("__array_interface__", "buffer", "pool", "__weakref__")
 
     def __del__(self):
-        pool = self.pool
-        if pool is not None:
-            pool.give_back(self.buffer)
+        try:
+            self.pool.give_back(self.buffer)
+        except Exception:  # noqa: BLE001 - at interpreter exit the pool may be half gone
+            pass
 
 
 class OutputPool:
