@@ -479,7 +479,7 @@ class ProgramBase:
         compiled = self._get(fname, [(a.shape, d) for a, (_, d) in
                                      zip(arrays, specs, strict=True)])
         self.stats.calls += 1
-        outs = compiled.run(arrays, out)
+        outs = compiled.run(arrays) if out is None else compiled.run(arrays, out)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _get(self, fname, arg_specs):
