@@ -114,10 +114,11 @@ def _pad(source: ir.Value, axis: int, high: ir.Value, rows: int) -> ir.Value:
     result = _with_rows(t, axis, rows)
     static_high = [0] * t.rank
     static_high[axis] = _DYN
+    zero = _zero(t.element_type)
     pad = tensor.PadOp(result, source, [], [high], [0] * t.rank, static_high)
     block = pad.regions[0].blocks.append(*[ir.IndexType.get()] * t.rank)
     with ir.InsertionPoint(block):
-        tensor.YieldOp(_zero(t.element_type))
+        tensor.YieldOp(zero)
     return pad.result
 
 
