@@ -40,7 +40,7 @@ from ..frontend.locations import location_text
 from ..frontend.scopes import param_names, spec_of
 from ..frontend.tensor import TensorSpec
 from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
-from .engine import _char_at, address
+from .engine import _char_at, _set_shape, address
 from .log import logger
 from .variants import Variants
 
@@ -310,13 +310,49 @@ class DynamicFunction(CompiledFunction):
         super().__init__(*args)
         self.shapes = shapes
         self._checked: set = set()
+        # input shapes -> (output (shape, dtype)s, every descriptor's shape): the warm
+        # path of a shape seen before sets only addresses, and shapes when they changed
+        self._entries: dict = {}
 
     def run_if_ready(self, arrays):
-        for a in arrays:
-            flags = a.flags
-            if not (flags.c_contiguous and flags.aligned):
+        entry = self._entries.get(tuple([a.shape for a in arrays]))
+        if entry is None:
+            for a in arrays:
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+            return self.run(arrays)
+        outs_spec, shapes = entry
+        descs, call = self.kernel.thread_state()
+        local = self._local
+        if getattr(local, "entry", None) is not entry:
+            for desc, shape in zip(descs, shapes, strict=False):
+                _set_shape(desc, shape)
+            local.entry = entry
+        masks = self._masks
+        for i, a in enumerate(arrays):
+            try:
+                p = _addressof(_char_at(a))
+            except (TypeError, ValueError):
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+                p = a.ctypes.data
+            if p & masks[i]:
                 return None
-        return self.run(arrays)
+            desc = descs[i]
+            desc.allocated = desc.aligned = p
+        i = len(arrays)
+        outs = [np.empty(s, d) for s, d in outs_spec]
+        for o in outs:
+            desc = descs[i]
+            desc.allocated = desc.aligned = address(o)
+            i += 1
+        if self.workspace:
+            desc = descs[i]
+            desc.allocated = desc.aligned = self._workspace()
+        call()
+        return outs
 
     def run(self, arrays):
         specs = [(a.shape, d) for a, (_, d) in zip(arrays, self.arg_specs, strict=True)]
@@ -329,9 +365,12 @@ class DynamicFunction(CompiledFunction):
         outs = [np.empty(s, numpy_dtype(d)) for s, d in results]
         pointers = [address(a) for a in arrays] + [address(o) for o in outs]
         shapes = [a.shape for a in arrays] + [o.shape for o in outs]
+        if len(self._entries) < 4096:
+            self._entries[key] = ([(o.shape, o.dtype) for o in outs], list(shapes))
         if self.workspace:
             pointers.append(self._workspace())
             shapes.append((self.workspace,))
+        self._local.entry = None  # call_shaped sets every shape
         self.kernel.call_shaped(pointers, shapes)
         return outs
 
