@@ -19,7 +19,6 @@ import ctypes
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import StrataError
@@ -28,8 +27,7 @@ from .engine import Kernel, keep_for_good, load_runtime_libraries, runtime_libra
 if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
-__all__ = ["available", "build_shared_library", "prepare_library", "link_library",
-           "PreparedLibrary", "SharedLibrary", "host_cpu"]
+__all__ = ["available", "build_shared_library", "SharedLibrary", "host_cpu"]
 
 
 def _bin(package: str, tool: str) -> str:
@@ -124,29 +122,13 @@ def _run(cmd: list[str], what: str) -> None:
 def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
                          opt_level: int = 3) -> None:
     """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically)."""
-    link_library(prepare_library(module, cpu=cpu, opt_level=opt_level), out_path)
+    import tempfile
 
-
-@dataclass(frozen=True)
-class PreparedLibrary:
-    """What building a shared library needs once the module is translated: its LLVM IR
-    (or MLIR text for mlir-translate) and the flags. Holds no MLIR object, so
-    :func:`link_library` may run on another thread while the MLIR context is in use."""
-
-    llvm_ir: str | None
-    mlir_text: str | None
-    cpu: str
-    attrs: tuple
-    opt_level: int
-    blas: tuple
-
-
-def prepare_library(module: ir.Module, *, cpu: str = "native",
-                    opt_level: int = 3) -> PreparedLibrary:
-    """The in-process part of :func:`build_shared_library`: translation and flags."""
-    if _linker() is None:
+    linker = _linker()
+    if linker is None:
         raise StrataError("no C compiler driver (cc) to link a shared library with",
                           location="<aot>")
+    libdir = os.path.dirname(runtime_library("libmlir_c_runner_utils.so"))
     from .blas import link_args
 
     blas = link_args(module)  # numpy's OpenBLAS and an rpath to it (runtime/blas.py)
@@ -157,32 +139,16 @@ def prepare_library(module: ir.Module, *, cpu: str = "native",
     if forced is not None and cpu == "native":
         cpu = forced[0]
         attrs = [f"-mattr={forced[1]}"] if forced[1] else []
-    translated = _translate(module)
-    text = None if translated is not None else module.operation.get_asm(enable_debug_info=False)
-    return PreparedLibrary(translated, text, cpu, tuple(attrs), opt_level, tuple(blas))
-
-
-def link_library(prepared: PreparedLibrary, out_path: str) -> None:
-    """Optimizes, generates machine code and links ``prepared`` into ``out_path``
-    (atomically): three tool processes, no MLIR. (Its scratch folder is removed by hand,
-    not by a TemporaryDirectory: on a background thread at exit, that one's finalizer
-    could remove it under the running tools.)"""
-    import shutil
-    import tempfile
-
-    linker = _linker()
-    libdir = os.path.dirname(runtime_library("libmlir_c_runner_utils.so"))
-    cpu, attrs, opt_level = prepared.cpu, list(prepared.attrs), prepared.opt_level
     out_dir = os.path.dirname(os.path.abspath(out_path))
-    tmp = tempfile.mkdtemp(prefix="strata-aot-")
-    try:
+    with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
-        if prepared.llvm_ir is not None:
+        translated = _translate(module)
+        if translated is not None:
             with open(ll, "w") as f:
-                f.write(prepared.llvm_ir)
+                f.write(translated)
         else:
             with open(src, "w") as f:
-                f.write(prepared.mlir_text)
+                f.write(module.operation.get_asm(enable_debug_info=False))
             _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
                  "translating to LLVM IR")
         # The translated module names no target: without the triple, opt's cost model
@@ -201,13 +167,11 @@ def link_library(prepared: PreparedLibrary, out_path: str) -> None:
             # first disk-cache hit)
             _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}", "-Wl,--as-needed",
                   "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-Wl,--no-as-needed",
-                  f"-Wl,-rpath,{libdir}"] + list(prepared.blas), "linking")
+                  f"-Wl,-rpath,{libdir}"] + blas, "linking")
             os.replace(tmp_lib, out_path)
         finally:
             if os.path.exists(tmp_lib):
                 os.unlink(tmp_lib)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _translate(module: ir.Module) -> str | None:

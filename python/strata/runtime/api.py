@@ -611,11 +611,13 @@ class Program(ProgramBase):
                     "threaded": uses_async_runtime(module), "key": parts,
                     "workspace": workspace[0],
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
-            with phase("LLVM IR for the disk entry"):
-                prepared = aot.prepare_library(module, opt_level=self.opt_level)
-            # This process runs JIT-compiled code at once; the entry's shared library (three
-            # tool processes) is built on a background thread (runtime/cache.py).
-            cache.store_later(key, lambda path: aot.link_library(prepared, path), meta)
+            with phase("native code (LLVM)"):
+                lib_path = cache.store(key, lambda path: aot.build_shared_library(
+                    module, path, opt_level=self.opt_level), meta)
+            if lib_path is not None:
+                with phase("load"):
+                    compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
+                return compiled, remarks, sizes
         with phase("native code (LLVM JIT)"):
             engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +

@@ -25,11 +25,10 @@ import hashlib
 import importlib.util
 import json
 import os
-import threading
 import warnings
 
 __all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "store", "discard",
-           "store_later", "flush", "StrataCacheWarning"]
+           "StrataCacheWarning"]
 
 FORMAT = 2
 FILES = ("lib.so", "meta.json")
@@ -222,7 +221,6 @@ def load(key: str, check: dict):
     recorded in its ``manifest.json`` when it was written, then ``meta.json`` against
     ``check`` (what the caller knows the entry must say: function, signatures).
     """
-    flush()
     folder = os.path.join(cache_dir(), key)
     if not os.path.isdir(folder):
         return None
@@ -303,52 +301,6 @@ def store(key: str, build, meta: dict) -> str | None:
         raise
 
 
-_PENDING: list = []  # threads writing entries (store_later)
-_PENDING_LOCK = threading.Lock()
-_AT_EXIT: list = []  # flush registered with atexit (once)
-
-
-def store_later(key: str, build, meta: dict) -> None:
-    """:func:`store` on a background thread: a compile's code already runs (JIT-compiled
-    in the process) while its entry's shared library is built and published. Whatever
-    reads the cache in this process first waits for it (:func:`flush`), and so does the
-    process's exit. A failure to write the entry is logged, not raised (a bad
-    ``STRATA_CACHE_MAX_BYTES`` is raised here, at the call)."""
-    max_bytes()
-
-    def work():
-        try:
-            store(key, build, meta)
-        except Exception as e:  # noqa: BLE001 - the entry is best effort
-            from .log import logger
-
-            logger("cache").warning("could not write the entry %s: %s", key, e)
-
-    thread = threading.Thread(target=work, name=f"strata-cache-{key[:12]}", daemon=True)
-    with _PENDING_LOCK:
-        if not _AT_EXIT:
-            import atexit
-
-            atexit.register(flush)
-            _AT_EXIT.append(flush)
-        _PENDING.append(thread)
-        thread.start()  # under the lock: a flush never sees it unstarted
-
-
-def flush() -> None:
-    """Waits until every entry being written in the background (store_later) is published."""
-    me = threading.current_thread()
-    with _PENDING_LOCK:
-        if me in _PENDING:  # a writer (its size cap reads the folder): waits for no other
-            return
-        pending = list(_PENDING)
-    for thread in pending:
-        thread.join()
-    if pending:
-        with _PENDING_LOCK:
-            _PENDING[:] = [t for t in _PENDING if t.is_alive()]
-
-
 DEFAULT_MAX_BYTES = 2 << 30
 
 
@@ -377,7 +329,6 @@ def entry_size(folder: str) -> int:
 
 def entry_folders() -> list[str]:
     """The published entries' folders (temporary folders being written excluded)."""
-    flush()
     root = cache_dir()
     try:
         names = os.listdir(root)

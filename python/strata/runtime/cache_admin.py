@@ -64,7 +64,6 @@ def clear() -> int:
 
 def describe(key_or_path: str) -> dict | None:
     """The readable key of one entry (by key or folder path), or None."""
-    cache.flush()
     folder = key_or_path if os.path.isdir(key_or_path) else os.path.join(cache.cache_dir(),
                                                                         key_or_path)
     meta = _meta(folder)
