@@ -1,12 +1,16 @@
-"""Specialization of a strata function to concrete argument shapes.
+"""Output shapes of a function compiled with dynamic dims, per call's input shapes.
 
-A function with dynamic dims (``tensor<?x64xf32>``) is cloned with the given
-static argument types, and every strata op's result type is re-inferred with
-the dialect's shape rules, so the compiled code is fully static. The guards
-(``check_args``) say whether a call's arrays fit a signature.
+Specialization itself (a function rewritten to static argument types, every strata
+op's result re-inferred with the dialect's shape rules) is IR-only and lives in
+dialect/specialize.py, where strata-row-blocks uses it too; it is re-exported here.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mlir import ir
 
 from ..dialect.specialize import find_function, specialize_function, walk_specs
 
