@@ -112,6 +112,9 @@ def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     if o.threads > 1:
         p.add(ParallelizePass(threads=o.threads))
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
+    # strata-row-blocks' static block functions, compiled as such, into their loops: their
+    # blocks of rows bufferize to views of the arguments and results (no copies)
+    p.add("inline{default-pipeline=}, eliminate-empty-tensors")
     p.add(BufferizePass())
     if o.blas != "never":
         p.add(BlasPass(threads=o.threads))
