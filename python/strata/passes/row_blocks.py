@@ -30,7 +30,11 @@ size (a second static clone), so at most ``tail-rows - 1`` padded rows are compu
 
 Functions that are not row-independent (a reduction over the batch dim, a matmul
 with a dynamic K, two dynamic dims) are left as they are (``report=true`` says why).
-Runs on strata IR, before strata-to-linalg.
+Runs on strata IR, before strata-to-linalg. The CPU levels inline the block functions
+into their loops just before bufferization, once every static decision is made
+(pipelines/levels.py: ``inline``, ``eliminate-empty-tensors``): a block then reads
+and writes views of the arguments and results, with no copies. (Where a block
+function stays a call, strata-workspace passes it its workspace from the caller.)
 """
 
 from __future__ import annotations
