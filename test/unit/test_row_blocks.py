@@ -137,3 +137,31 @@ def test_avx2_code_path():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=600)
     assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-2000:]
+
+
+def test_alternating_shapes_from_threads_keep_their_own_descriptors():
+    """The warm path of a dynamic variant sets a thread's descriptor shapes only when
+    its shape changes: shapes alternating across threads must not leak into each other."""
+    import threading
+
+    f = strata.jit(lambda x, w: strata.relu(x @ w), dynamic={"x": [0]})
+    xs = {n: R.standard_normal((n, 33)).astype(np.float32) for n in (3, 7, 97, 130)}
+    refs = {n: np.maximum(x.astype(np.float64) @ W1, 0) for n, x in xs.items()}
+    for x in xs.values():
+        f(x, W1)
+    bad = []
+
+    def work(order):
+        for _ in range(30):
+            for n in order:
+                y = f(xs[n], W1)
+                if y.shape != refs[n].shape or np.abs(y - refs[n]).max() > 1e-3:
+                    bad.append(n)
+
+    threads = [threading.Thread(target=work, args=(o,)) for o in
+               ((3, 97), (97, 7), (130, 3, 7), (7, 130))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bad == []
