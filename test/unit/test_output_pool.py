@@ -339,3 +339,13 @@ def test_results_alive_at_interpreter_exit_are_no_trouble():
 def test_the_alignment_results_promise_matches_what_the_pool_gives():
     make = result_maker((MIN_BYTES // 4 + 3,), np.float32, OutputPool(cap=1 << 30))
     assert all(_addr(make()) % output_pool.ALIGNMENT == 0 for _ in range(4))
+
+
+def test_out_with_shape_buckets_gets_the_sliced_result():
+    f = strata.jit(lambda x: x * 3.0, buckets={"x": {0: "pow2"}})
+    x = _x((5, 40))
+    out = np.empty_like(x)
+    assert f(x, out=out) is out
+    np.testing.assert_allclose(out, x * 3, rtol=1e-6)
+    with pytest.raises(strata.StrataError, match="out expects tensor<5x40xf32>"):
+        f(x, out=np.empty((8, 40), np.float32))

@@ -20,7 +20,7 @@ from ..dialect.types import dtype_of_numpy
 from ..errors import StrataError
 from ..frontend.locations import location_text
 
-__all__ = ["out_arrays"]
+__all__ = ["out_arrays", "copy_into"]
 
 
 def _type_text(shape, dtype: np.dtype) -> str:
@@ -82,3 +82,13 @@ def _check(fname, a, i, count, shape, dtype) -> None:
               "to pass instead)")
     if not a.flags.aligned:
         _fail(f"{fname}: {what} is not aligned to its dtype ({a.dtype.alignment} bytes)")
+
+
+def copy_into(fname: str, results, out):
+    """``out`` (checked as by out_arrays) holding a copy of ``results`` (one array or a
+    tuple): for calls whose results are made elsewhere (shape buckets slice them)."""
+    results = list(results) if isinstance(results, tuple) else [results]
+    targets, _ = out_arrays(fname, out, [(r.shape, r.dtype) for r in results], None, ())
+    for target, result in zip(targets, results, strict=True):
+        np.copyto(target, result)
+    return targets[0] if len(targets) == 1 else tuple(targets)
