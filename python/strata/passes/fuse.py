@@ -265,6 +265,7 @@ class FusePass(Pass):
                 init = producer.operands[len(producer.operands) - 1].owner
                 fill = not isinstance(init, ir.Block) and init.name == "linalg.fill"
                 if fill:
+                    init = _own_fill(init, producer)
                     tags.add(init, f"strata.fuse_init_{i}")
             roots.append((tiles, parallel, fill))
         for i, (tiles, parallel, fill) in enumerate(roots):
@@ -382,6 +383,19 @@ def _parallel_epilogue(i, tiles, fill):
             structured.FuseIntoContainingOp(init, fused.new_containing_op)
 
     return body
+
+
+def _own_fill(init, producer):
+    """The fill that initializes ``producer`` and nothing else: CSE merges equal fills, and
+    the clone of a shared one fused into one tile loop keeps its tags, so matching them
+    for the next contraction would find that clone too (no use there: the fusion fails)."""
+    if len(_users(init.results[0])) == 1:
+        return init
+    with ir.InsertionPoint(producer):
+        own = init.clone()
+    own = getattr(own, "operation", own)
+    producer.operands[len(producer.operands) - 1] = own.results[0]
+    return own
 
 
 def _contraction_flops(op) -> int:
