@@ -292,7 +292,7 @@ class FusePass(Pass):
                         is_elementwise_producer(users[0]) and
                         None not in loop_ranges(users[0]))
             cost = blas_estimate(batch, m, n, k, epilogue=epilogue, threads=self.threads,
-                                 lanes=lanes)
+                                 lanes=lanes, transposed=_transposed_elements(op))
             shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
                 f"{m}x{n}x{k}"
             predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
@@ -312,6 +312,22 @@ class FusePass(Pass):
                 then = (f"; its epilogue {describe(users[0])} " +
                         ("runs as its own loop" if use else "is tiled into the generated kernel"))
             self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}{then}")
+
+
+def _transposed_elements(op) -> int:
+    """Elements of the matmul's inputs that come from a ``linalg.transpose`` swapping the
+    last two dims only (a BLAS call reads those as they are, with its transpose flag)."""
+    total = 0
+    for value in list(op.operands)[:2]:
+        owner = value.owner
+        owner = owner.operation if hasattr(owner, "operation") else None
+        if owner is None or owner.name != "linalg.transpose":
+            continue
+        perm = list(ir.DenseI64ArrayAttr(owner.attributes["permutation"]))
+        rank = len(perm)
+        if rank >= 2 and perm == list(range(rank - 2)) + [rank - 1, rank - 2]:
+            total += int(np.prod(ir.RankedTensorType(value.type).shape))
+    return total
 
 
 def _us(t: float) -> str:
