@@ -300,6 +300,21 @@ def Strata_SliceOp : Strata_Op<"slice"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Strata_GatherOp : Strata_Op<"gather"> {
+  let summary = "pick slices along an axis by index, numpy's `take(input, indices, axis)`";
+  let description = [{
+    `indices` is an i32 tensor of any rank; the result has the shape
+    `input.shape[:axis] + indices.shape + input.shape[axis + 1:]` and the input's
+    element type: `result[a..., i..., b...] = input[a..., indices[i...], b...]`
+    (an embedding lookup is `gather(table, ids, axis = 0)`). A negative index counts
+    from the end of the axis, as in numpy; an index still out of range is clamped
+    to the nearest end (numpy's `mode="clip"`), so the op never reads out of
+    bounds. The axis must have at least one element.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$indices, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and pooling
 //===----------------------------------------------------------------------===//

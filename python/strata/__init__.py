@@ -24,7 +24,7 @@ _OPS = [
     "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "erf", "sin", "cos", "floor", "ceil", "round",
-    "sign",
+    "sign", "take",
 ]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 __all__ = [
     "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
-    "transpose", "broadcast_to", "concat", "slice_", "conv2d", "pool2d", "cast",
+    "transpose", "broadcast_to", "concat", "slice_", "gather", "conv2d", "pool2d", "cast",
     "normalize_axis", "RULES",
 ]
 
@@ -267,6 +267,19 @@ def slice_(shape: Shape, dtype: str, starts: Sequence[int], limits: Sequence[int
     return tuple(out), dtype
 
 
+def gather(shape: Shape, index_shape: Shape, dtype: str, index_dtype: str, axis: int):
+    """numpy ``take(input, indices, axis)``: the axis replaced by the indices' dims."""
+    _check_dtype("gather", dtype, DTYPES, "input")
+    if index_dtype != "i32":
+        raise ShapeError(f"gather: indices element type {index_dtype} is not supported "
+                         "(expected i32)")
+    ax = normalize_axis("gather", axis, len(shape))
+    if shape[ax] == 0:
+        raise ShapeError(f"gather: axis {ax} of the input {fmt_shape(shape)} has no elements "
+                         "to pick")
+    return tuple(shape[:ax]) + tuple(index_shape) + tuple(shape[ax + 1:]), dtype
+
+
 def _pair(op, name, v, n):
     if len(v) != n:
         raise ShapeError(f"{op}: {name} needs {n} values, got {len(v)}")
@@ -358,5 +371,6 @@ RULES = {
     "compare": "compare", "select": "select", "matmul": "matmul", "softmax": "softmax",
     "layer_norm": "layer_norm", "reshape": "reshape", "transpose": "transpose",
     "broadcast_to": "broadcast_to", "concat": "concat", "slice": "slice", "conv2d": "conv2d",
+    "gather": "gather",
     "constant": "constant", "cast": "cast",
 }

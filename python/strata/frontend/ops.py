@@ -40,7 +40,7 @@ __all__ = [
     "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
-    "ceil", "round", "sign",
+    "ceil", "round", "sign", "take",
 ]
 
 
@@ -465,6 +465,29 @@ def slice(x, starts: Sequence[int], limits: Sequence[int], steps: Sequence[int] 
     scope, (x,) = _as_tensors(x)
     steps = [1] * x.ndim if steps is None else list(steps)
     return _slice(scope, x, list(starts), list(limits), steps)
+
+
+@_user_errors
+def take(x, indices, axis: int | None = None):
+    """numpy ``take(x, indices, axis)``: slices of ``x`` picked along ``axis`` by i32
+    ``indices`` (a strata tensor, a Python list or a numpy array); ``axis=None`` picks
+    from the flattened ``x``. Negative indices count from the end; an index still out of
+    range is clamped (numpy's ``mode="clip"``), so the op never reads out of bounds.
+    ``take(table, ids, axis=0)`` is an embedding lookup."""
+    if isinstance(indices, (list, tuple)):  # our own copy: nothing can write to it
+        indices = np.asarray(indices, dtype=np.int32)
+        indices.setflags(write=False)
+    elif isinstance(indices, np.ndarray) and indices.dtype.kind in "iu" and \
+            indices.dtype != np.int32:
+        writable = indices.flags.writeable
+        indices = indices.astype(np.int32)
+        indices.setflags(write=writable)
+    scope, (x, idx) = _as_tensors(x, indices)
+    if axis is None:
+        x = _emit(scope, strata.ReshapeOp, x, [None if None in x.shape else
+                                               int(np.prod(x.shape, dtype=np.int64))])
+        axis = 0
+    return _emit(scope, strata.GatherOp, x, idx, int(axis))
 
 
 def _index_entry(item, size, dim):

@@ -430,6 +430,14 @@ def _scalar_tensor(node, s, **kw):
     return S.constant(np.array(_scalar(s), _np(node)), _out_dtype(node))
 
 
+def _embedding(node, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return S.take(weight, indices, axis=0)
+
+
+def _index_select(node, self, dim, index):
+    return S.take(self, index, axis=dim)
+
+
 # --- convolution and pooling ----------------------------------------------------------------------
 
 
@@ -494,6 +502,7 @@ CONVERTERS = {
     "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(
         n, input, p, train)[0],
     "full": _full, "full_like": _full_like, "scalar_tensor": _scalar_tensor,
+    "embedding": _embedding, "index_select": _index_select,
     "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
