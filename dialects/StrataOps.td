@@ -199,7 +199,8 @@ class Strata_ReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
     reduces nothing). With `keepdims = true` the reduced dims stay as size 1,
     as numpy's `keepdims=True`; otherwise they are removed. The result has the
     input's element type. }] # what # [{ of an empty dim is the reduction's
-    identity (0 for sum; -inf for max of floats; NaN for mean).
+    identity (0 for sum; 1 for prod; -inf for max and +inf for min of floats,
+    INT32_MIN and INT32_MAX of i32; NaN for mean).
   }];
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdims);
@@ -209,6 +210,8 @@ class Strata_ReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
 def Strata_SumOp : Strata_ReduceOp<"sum", "sum">;
 def Strata_MaxOp : Strata_ReduceOp<"max", "maximum">;
 def Strata_MeanOp : Strata_ReduceOp<"mean", "arithmetic mean">;
+def Strata_ProdOp : Strata_ReduceOp<"prod", "product">;
+def Strata_MinOp : Strata_ReduceOp<"min", "minimum">;
 
 def Strata_SoftmaxOp : Strata_Op<"softmax"> {
   let summary = "softmax along one axis";

@@ -122,6 +122,27 @@ def test_math_ops_run_in_strata():
     assert sub.kind == "strata" and sub.error is None
 
 
+class _Picks(torch.nn.Module):
+    """index_select, prod and amin (strata.gather, strata.prod, strata.min)."""
+
+    def forward(self, x, idx):
+        rows = torch.index_select(x, 0, idx)
+        return rows.prod(dim=1, keepdim=True) + torch.amin(x, dim=0) + x.prod()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_gather_and_reductions_run_in_strata(dtype):
+    model = _Picks()
+    x = (torch.rand(7, 5) + 0.5).to(dtype)
+    idx = torch.tensor([6, 0, 3, 3, -1 % 7])
+    record = []
+    with torch.no_grad():
+        got = _compile(model, record)(x, idx)
+        want = model(x.float(), idx)
+    assert got.dtype == dtype and _error(got, want) <= TOLERANCE[dtype]
+    assert [s.kind for g in record for s in g.subgraphs] == ["strata"]
+
+
 # bench/torch_bench.py's sizes: large enough that strata-fuse tiles matmul epilogues as
 # scf.forall on threads (the encoder layer's two 256x256 matmuls share one fill after CSE;
 # fusing both failed and the whole graph ran eagerly)

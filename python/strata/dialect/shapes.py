@@ -359,7 +359,7 @@ def cast(shape: Shape, dtype: str, target_dtype: str):
 BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
 UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
              "erf", "sin", "cos", "floor", "ceil", "round", "sign")
-REDUCE_OPS = ("sum", "max", "mean")
+REDUCE_OPS = ("sum", "max", "mean", "prod", "min")
 POOL_OPS = ("max_pool2d", "avg_pool2d")
 
 # op name -> family, for the verifier's dispatch.

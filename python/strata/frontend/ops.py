@@ -37,7 +37,7 @@ __all__ = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "mod", "maximum", "minimum", "pow",
     "neg", "abs", "exp", "log",
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
-    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
+    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "prod", "min", "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
     "ceil", "round", "sign", "take",
@@ -370,6 +370,18 @@ def max(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
 def mean(x, axis=None, keepdims=False):
     """Arithmetic mean over ``axis`` (an int, a sequence, or None for all axes)."""
     return _reduce("mean", x, axis, keepdims)
+
+
+@_user_errors
+def prod(x, axis=None, keepdims=False):
+    """Product over ``axis`` (an int, a sequence, or None for all axes); i32 wraps."""
+    return _reduce("prod", x, axis, keepdims)
+
+
+@_user_errors
+def min(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    """Minimum over ``axis`` (an int, a sequence, or None for all axes)."""
+    return _reduce("min", x, axis, keepdims)
 
 
 @_user_errors

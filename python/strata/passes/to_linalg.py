@@ -48,6 +48,8 @@ _TABLE = {
     "sum": lambda op: reduction.lower_reduce(op, "sum"),
     "max": lambda op: reduction.lower_reduce(op, "max"),
     "mean": lambda op: reduction.lower_reduce(op, "mean"),
+    "prod": lambda op: reduction.lower_reduce(op, "prod"),
+    "min": lambda op: reduction.lower_reduce(op, "min"),
     "softmax": reduction.lower_softmax,
     "layer_norm": reduction.lower_layer_norm,
     "reshape": shape_ops.lower_reshape,

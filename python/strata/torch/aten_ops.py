@@ -241,6 +241,15 @@ def _amax(node, self, dim=(), keepdim=False):
     return S.max(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
 
 
+def _amin(node, self, dim=(), keepdim=False):
+    return S.min(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
+
+
+def _prod(node, self, dim=None, keepdim=False, dtype=None):
+    x = _cast_to(self, _out_dtype(node))
+    return S.prod(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
+
+
 def _softmax(node, self, dim, half_to_float=False):
     return S.softmax(_cast_to(self, _out_dtype(node)), axis=dim)
 
@@ -487,7 +496,7 @@ CONVERTERS = {
     "le": _compare(S.less_equal), "gt": _compare(S.greater), "ge": _compare(S.greater_equal),
     "where": _where,
     "mm": _mm, "bmm": _mm, "matmul": _mm, "addmm": _addmm, "linear": _linear,
-    "sum": _sum, "mean": _mean, "amax": _amax, "_softmax": _softmax, "softmax": _softmax,
+    "sum": _sum, "mean": _mean, "amax": _amax, "amin": _amin, "prod": _prod, "_softmax": _softmax, "softmax": _softmax,
     "_log_softmax": _log_softmax,
     "native_layer_norm": _native_layer_norm,
     "_native_batch_norm_legit_no_training": _batch_norm_eval,

@@ -6,7 +6,8 @@
     %r = linalg.reduce ins(%x) outs(%init) dimensions = [1] (addf)
     %0 = tensor.expand_shape %r [[0, 1]] : tensor<4xf32> into tensor<4x1xf32>
 
-max starts from -inf (floats) or INT32_MIN; mean divides the sum by the reduced
+max starts from -inf (floats) or INT32_MIN, min from +inf or INT32_MAX, prod from 1
+(i32 products wrap, as numpy's int32 does); mean divides the sum by the reduced
 element count. layer_norm is mean, biased variance and one normalizing
 linalg.generic. f16/bf16 are extended to f32 first and rounded at the end.
 """
@@ -42,16 +43,18 @@ def _keepdims(op):
 
 
 def reduce_values(x, axes, kind):
-    """linalg.reduce of ``x`` over ``axes`` (sorted, distinct) with ``kind`` in sum/max."""
+    """linalg.reduce of ``x`` over ``axes`` (sorted, distinct) with ``kind`` in
+    sum/max/min/prod."""
     t = rtype(x)
     elem = t.element_type
     kept = [s for i, s in enumerate(dims(x)) if i not in axes]
-    if kind == "sum":
-        identity = scalar(elem, 0)
+    if kind in ("sum", "prod"):
+        identity = scalar(elem, 0 if kind == "sum" else 1)
     elif is_float(elem):
-        identity = arith.constant(elem, float("-inf"))
+        identity = arith.constant(elem, float("-inf") if kind == "max" else float("inf"))
     else:
-        identity = scalar(elem, -(2 ** (elem.width - 1)))
+        identity = scalar(elem, -(2 ** (elem.width - 1)) if kind == "max" else
+                          2 ** (elem.width - 1) - 1)
     init = fill(identity, empty(kept, elem))
     out_type = rtype(init)
     op = linalg.ReduceOp([out_type], [x], [init], axes)
@@ -60,6 +63,10 @@ def reduce_values(x, axes, kind):
         a, b = block.arguments
         if kind == "sum":
             r = arith.addf(a, b) if is_float(elem) else arith.addi(a, b)
+        elif kind == "prod":
+            r = arith.mulf(a, b) if is_float(elem) else arith.muli(a, b)
+        elif kind == "min":
+            r = arith.minimumf(a, b) if is_float(elem) else arith.minsi(a, b)
         else:
             r = arith.maximumf(a, b) if is_float(elem) else arith.maxsi(a, b)
         linalg.YieldOp([r])
@@ -115,7 +122,7 @@ def lower_reduce(op, name):
     elem = rtype(x).element_type
     axes = _axes(op)
     xc = to_compute(x)
-    r = reduce_values(xc, axes, "max" if name == "max" else "sum")
+    r = reduce_values(xc, axes, "sum" if name == "mean" else name)
     if name == "mean":
         r = _scale(r, _count(xc, axes, rtype(xc).element_type))
     if _keepdims(op):
