@@ -213,6 +213,22 @@ def Strata_MeanOp : Strata_ReduceOp<"mean", "arithmetic mean">;
 def Strata_ProdOp : Strata_ReduceOp<"prod", "product">;
 def Strata_MinOp : Strata_ReduceOp<"min", "minimum">;
 
+class Strata_ArgReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
+  let summary = "the index of the " # what # " along an axis, numpy's `" # mnemonic # "`";
+  let description = [{
+    The i32 index along `axis` of the }] # what # [{ of `input` (f32, f16, bf16
+    or i32). Ties give the first index; a NaN counts as the extreme, so the first
+    NaN's index is the result (numpy's rule). With `keepdims = true` the axis stays
+    as size 1; otherwise it is removed. The axis must have at least one element.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_ArgmaxOp : Strata_ArgReduceOp<"argmax", "maximum">;
+def Strata_ArgminOp : Strata_ArgReduceOp<"argmin", "minimum">;
+
 def Strata_SoftmaxOp : Strata_Op<"softmax"> {
   let summary = "softmax along one axis";
   let description = [{

@@ -25,7 +25,7 @@ _OPS = [
     "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "erf", "sin", "cos", "floor", "ceil", "round",
-    "sign", "take",
+    "sign", "take", "argmax", "argmin",
 ]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},

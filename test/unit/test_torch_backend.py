@@ -143,6 +143,21 @@ def test_gather_and_reductions_run_in_strata(dtype):
     assert [s.kind for g in record for s in g.subgraphs] == ["strata"]
 
 
+class _ArgMax(torch.nn.Module):
+    def forward(self, x):
+        return x.argmax(dim=1), torch.argmin(x, dim=0, keepdim=True), x.argmax()
+
+
+def test_argmax_runs_in_strata():
+    x = torch.randn(6, 11)
+    record = []
+    with torch.no_grad():
+        got = _compile(_ArgMax(), record)(x)
+    for g, w in zip(got, _ArgMax()(x), strict=True):
+        assert g.dtype == torch.int64 and torch.equal(g, w)
+    assert [s.kind for g in record for s in g.subgraphs] == ["strata"]
+
+
 # bench/torch_bench.py's sizes: large enough that strata-fuse tiles matmul epilogues as
 # scf.forall on threads (the encoder layer's two 256x256 matmuls share one fill after CSE;
 # fusing both failed and the whole graph ran eagerly)

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 __all__ = [
     "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
-    "transpose", "broadcast_to", "concat", "slice_", "gather", "conv2d", "pool2d", "cast",
+    "transpose", "broadcast_to", "concat", "slice_", "gather",
+    "arg_reduce", "conv2d", "pool2d", "cast",
     "normalize_axis", "RULES",
 ]
 
@@ -158,6 +159,17 @@ def reduce(op: str, shape: Shape, dtype: str, axes: Sequence[int], keepdims: boo
     if keepdims:
         return tuple(1 if i in norm else d for i, d in enumerate(shape)), dtype
     return tuple(d for i, d in enumerate(shape) if i not in norm), dtype
+
+
+def arg_reduce(op: str, shape: Shape, dtype: str, axis: int, keepdims: bool):
+    """argmax / argmin: the i32 index along ``axis`` (which must not be empty)."""
+    _check_dtype(op, dtype, DTYPES)
+    ax = normalize_axis(op, axis, len(shape))
+    if shape[ax] == 0:
+        raise ShapeError(f"{op}: axis {ax} of the input {fmt_shape(shape)} is empty")
+    if keepdims:
+        return tuple(1 if i == ax else d for i, d in enumerate(shape)), "i32"
+    return tuple(d for i, d in enumerate(shape) if i != ax), "i32"
 
 
 def softmax(shape: Shape, dtype: str, axis: int):
@@ -371,6 +383,6 @@ RULES = {
     "compare": "compare", "select": "select", "matmul": "matmul", "softmax": "softmax",
     "layer_norm": "layer_norm", "reshape": "reshape", "transpose": "transpose",
     "broadcast_to": "broadcast_to", "concat": "concat", "slice": "slice", "conv2d": "conv2d",
-    "gather": "gather",
+    "gather": "gather", "argmax": "arg_reduce", "argmin": "arg_reduce",
     "constant": "constant", "cast": "cast",
 }

@@ -41,7 +41,7 @@ __all__ = [
     "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
-    "ceil", "round", "sign", "take",
+    "ceil", "round", "sign", "take", "argmax", "argmin",
 ]
 
 
@@ -383,6 +383,30 @@ def prod(x, axis=None, keepdims=False):
 def min(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
     """Minimum over ``axis`` (an int, a sequence, or None for all axes)."""
     return _reduce("min", x, axis, keepdims)
+
+
+def _arg_reduce(name, x, axis, keepdims):
+    scope, (x,) = _as_tensors(x)
+    if axis is None:  # numpy: the index into the flattened array
+        x = _emit(scope, strata.ReshapeOp, x, [None if None in x.shape else
+                                               int(np.prod(x.shape, dtype=np.int64))])
+        axis = 0
+        if keepdims:
+            raise S.ShapeError(f"{name}: keepdims needs an axis")
+    return _emit(scope, strata.op_class(f"strata.{name}"), x, int(axis),
+                 keepdims=True if keepdims else None)
+
+
+@_user_errors
+def argmax(x, axis: int | None = None, keepdims: bool = False):
+    """numpy ``argmax``: the i32 index of the first maximum along ``axis`` (a NaN wins)."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+@_user_errors
+def argmin(x, axis: int | None = None, keepdims: bool = False):
+    """numpy ``argmin``: the i32 index of the first minimum along ``axis`` (a NaN wins)."""
+    return _arg_reduce("argmin", x, axis, keepdims)
 
 
 @_user_errors

@@ -50,6 +50,8 @@ _TABLE = {
     "mean": lambda op: reduction.lower_reduce(op, "mean"),
     "prod": lambda op: reduction.lower_reduce(op, "prod"),
     "min": lambda op: reduction.lower_reduce(op, "min"),
+    "argmax": lambda op: reduction.lower_arg_reduce(op, "argmax"),
+    "argmin": lambda op: reduction.lower_arg_reduce(op, "argmin"),
     "softmax": reduction.lower_softmax,
     "layer_norm": reduction.lower_layer_norm,
     "reshape": shape_ops.lower_reshape,

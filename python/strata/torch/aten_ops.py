@@ -245,6 +245,18 @@ def _amin(node, self, dim=(), keepdim=False):
     return S.min(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
 
 
+def _argmax(node, self, dim=None, keepdim=False):
+    if dim is None and keepdim:  # torch keeps every dim as size 1
+        return S.reshape(S.argmax(self), list(node.meta["val"].shape))
+    return S.argmax(self, axis=dim, keepdims=keepdim)
+
+
+def _argmin(node, self, dim=None, keepdim=False):
+    if dim is None and keepdim:
+        return S.reshape(S.argmin(self), list(node.meta["val"].shape))
+    return S.argmin(self, axis=dim, keepdims=keepdim)
+
+
 def _prod(node, self, dim=None, keepdim=False, dtype=None):
     x = _cast_to(self, _out_dtype(node))
     return S.prod(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
@@ -497,7 +509,8 @@ CONVERTERS = {
     "where": _where,
     "mm": _mm, "bmm": _mm, "matmul": _mm, "addmm": _addmm, "linear": _linear,
     "sum": _sum, "mean": _mean, "amax": _amax,
-    "amin": _amin, "prod": _prod, "_softmax": _softmax, "softmax": _softmax,
+    "amin": _amin, "prod": _prod,
+    "argmax": _argmax, "argmin": _argmin, "_softmax": _softmax, "softmax": _softmax,
     "_log_softmax": _log_softmax,
     "native_layer_norm": _native_layer_norm,
     "_native_batch_norm_legit_no_training": _batch_norm_eval,

@@ -130,6 +130,53 @@ def lower_reduce(op, name):
     return from_compute(r, elem)
 
 
+def lower_arg_reduce(op, name):
+    """argmax / argmin: one linalg.generic reducing ``axis`` into (best value, its index),
+    replacing the pair when the element beats the best (strictly: ties keep the first
+    index) or is the first NaN; the values are compared in f32 for f16 / bf16.
+
+        %v, %i = linalg.generic {parallel..., reduction} ins(%x) outs(%fill_-inf, %fill_0) {
+          ^bb0(%x, %best, %idx):  %take = !isnan(%best) && (%x >u %best)   // ugt: NaN too
+                                  yield select(%take, %x, %best), select(%take, k, %idx)
+        }
+    """
+    x = op.operands[0]
+    t = rtype(x)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value % t.rank
+    xc = to_compute(x)
+    elem = rtype(xc).element_type
+    i32 = ir.IntegerType.get_signless(32)
+    kept = [s for i, s in enumerate(dims(xc)) if i != axis]
+    is_max = name == "argmax"
+    if is_float(elem):
+        start = arith.constant(elem, float("-inf") if is_max else float("inf"))
+    else:
+        start = scalar(elem, -(2 ** 31) if is_max else 2 ** 31 - 1)
+    best0 = fill(start, empty(kept, elem))
+    index0 = fill(scalar(i32, 0), empty(kept, i32))
+    rank = t.rank
+    out_map = affine_map(rank, [d(i) for i in range(rank) if i != axis])
+
+    def body(v, best, idx):
+        if is_float(elem):
+            pred = arith.CmpFPredicate.UGT if is_max else arith.CmpFPredicate.ULT
+            beats = arith.cmpf(pred, v, best)
+            best_is_number = arith.cmpf(arith.CmpFPredicate.ORD, best, best)
+            take = arith.andi(beats, best_is_number)
+        else:
+            pred = arith.CmpIPredicate.sgt if is_max else arith.CmpIPredicate.slt
+            take = arith.cmpi(pred, v, best)
+        k = arith.index_cast(i32, linalg.IndexOp(axis).result)
+        return [arith.select(take, v, best), arith.select(take, k, idx)]
+
+    iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
+    _, index = generic([xc], [best0, index0], [ir.AffineMap.get_identity(rank), out_map,
+                                                 out_map], iterators, body)
+    if _keepdims(op):
+        index = keep_dims(index, [axis], rank)
+    return index
+
+
 def lower_softmax(op):
     x = op.operands[0]
     t = rtype(x)
