@@ -25,7 +25,8 @@ _OPS = [
     "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "erf", "sin", "cos", "floor", "ceil", "round",
-    "sign", "take", "argmax", "argmin",
+    "sign", "take", "argmax", "argmin", "logical_and", "logical_or", "logical_xor",
+    "logical_not",
 ]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},

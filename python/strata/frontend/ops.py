@@ -41,7 +41,8 @@ __all__ = [
     "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
-    "ceil", "round", "sign", "take", "argmax", "argmin",
+    "ceil", "round", "sign", "take", "argmax", "argmin", "logical_and", "logical_or",
+    "logical_xor", "logical_not",
 ]
 
 
@@ -383,6 +384,55 @@ def prod(x, axis=None, keepdims=False):
 def min(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
     """Minimum over ``axis`` (an int, a sequence, or None for all axes)."""
     return _reduce("min", x, axis, keepdims)
+
+
+def _truth(scope, x):
+    """0 / 1 as i32: a bool tensor cast, any other tensor compared with 0."""
+    if x.dtype != "i1":
+        x = _emit(scope, strata.CompareOp, *_as_tensors(x, 0, scope=scope)[1], "ne")
+    return _emit(scope, strata.CastOp, x, "i32")
+
+
+def _logical(name, a, b):
+    scope, (a, b) = _as_tensors(a, b, dtype="i32") if any(
+        isinstance(v, Tensor) for v in (a, b)) else (None, (a, b))
+    if scope is None:
+        raise S.ShapeError(f"{name}: at least one operand must be a strata tensor")
+    x, y = _truth(scope, a), _truth(scope, b)
+    if name == "logical_and":
+        z = _emit(scope, strata.MulOp, x, y)
+    elif name == "logical_or":
+        z = _emit(scope, strata.MaximumOp, x, y)
+    else:
+        z = _emit(scope, strata.SubOp, x, y)
+    return _emit(scope, strata.CompareOp, *_as_tensors(z, 0, scope=scope)[1], "ne")
+
+
+@_user_errors
+def logical_and(a, b):
+    """numpy ``logical_and``: a bool tensor; operands are bool tensors (comparison results,
+    bool arrays) or numbers, read as true when non-zero. Broadcasts."""
+    return _logical("logical_and", a, b)
+
+
+@_user_errors
+def logical_or(a, b):
+    """numpy ``logical_or`` (see :func:`logical_and`)."""
+    return _logical("logical_or", a, b)
+
+
+@_user_errors
+def logical_xor(a, b):
+    """numpy ``logical_xor`` (see :func:`logical_and`)."""
+    return _logical("logical_xor", a, b)
+
+
+@_user_errors
+def logical_not(x):
+    """numpy ``logical_not``: a bool tensor, true where ``x`` is false (or zero)."""
+    scope, (x,) = _as_tensors(x)
+    return _emit(scope, strata.CompareOp, *_as_tensors(_truth(scope, x), 0, scope=scope)[1],
+                 "eq")
 
 
 def _arg_reduce(name, x, axis, keepdims):
