@@ -1,0 +1,210 @@
+"""strata.tune: search the tiles of each heavy op, measure, keep the winners in the record.
+
+Per matmul that strata-vectorize tiles (convs become matmuls first, so they count;
+signatures from passes/tuning.py, found at the ``layout`` level), the search
+tries the choices the strategy exposes: packed panels (micro-kernel) or tiles in
+place, the packed cache tile (``pm x pn x pk``), the in-place cache tile
+(``cm x cn x ck``) and register rows (``rm``). Each candidate is the whole
+function compiled with that op's tiles (the other ops at their best so far) and
+timed by tune/measure.py (warm-up, rounds, noisy ones re-taken then rejected);
+its result is checked against the default build's. A winner must beat the
+default by ``margin``, then the two are timed again, interleaved, and the entry
+(runtime/tuning_record.py) records both times. ``executor="ray"`` sends the
+candidate builds and measurements to Ray tasks (tune/ray_executor.py).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["tune", "TuneResult", "candidates", "heavy_ops", "evaluate"]
+
+_PACKED = [(64, 256, 256), (128, 128, 256), (128, 256, 128), (128, 256, 512),
+           (256, 256, 256), (64, 128, 128), (128, 512, 256), (256, 512, 128)]
+_IN_PLACE = [(32, 64, 128), (64, 64, 256), (32, 128, 64), (128, 128, 128), (16, 256, 128),
+             (64, 256, 64), (64, 128, 256)]
+
+
+def _parse(signature: str):
+    b, m, n, k, dtype = signature.split("x")
+    return int(b), int(m), int(n), int(k), dtype
+
+
+def candidates(signature: str, lanes: int | None = None) -> list[dict]:
+    """The configs tried for one op, the default (``{}``) first."""
+    from ..codegen.host import f32_lanes
+
+    lanes = lanes or f32_lanes()
+    _, m, n, k, dtype = _parse(signature)
+    out: list[dict] = [{}]
+    packs = dtype == "f32" and min(m, n) >= 64 and k >= 8 and lanes >= 8
+    if packs:
+        out += [{"pack_m": pm, "pack_n": pn, "pack_k": pk} for pm, pn, pk in _PACKED]
+    in_place = [{"cache_m": cm, "cache_n": cn, "cache_k": ck} for cm, cn, ck in _IN_PLACE]
+    in_place += [{"register_m": rm} for rm in (4, 2)]
+    out += [{"pack": False, **c} for c in in_place] if packs else in_place
+    return out
+
+
+def heavy_ops(fn, args, threads: int, blas: str) -> list[str]:
+    """The signatures of the matmuls strata-vectorize tiles in ``fn(*args)``, in order."""
+    from ..passes.vectorize import matmul_signatures
+    from ..runtime.api import compile as strata_compile
+    from ..runtime.tuning_record import forced
+
+    with forced(""):
+        module = strata_compile(fn, *args, compile_to="layout", threads=threads, blas=blas)
+    seen: list[str] = []
+    for s in matmul_signatures(module.mlir.operation):
+        if s not in seen:
+            seen.append(s)
+    return seen
+
+
+def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
+    """Builds ``fn`` with the ``tuned`` tiles and times it (a local call or a Ray task):
+    ``{"seconds", "spread", "noisy", "out", "target"}``."""
+    from ..runtime.api import compile as strata_compile
+    from ..runtime.tuning_record import forced, target_key
+    from .measure import measure
+
+    with forced(tuned):
+        program = strata_compile(fn, *args, threads=threads, blas=blas)
+    out = program(*args)
+    t = measure(lambda: program(*args), **timing)
+    return {"seconds": t.seconds, "spread": t.spread, "noisy": t.noisy, "out": out,
+            "target": target_key(), "tuned": tuned}
+
+
+@dataclass
+class TuneResult:
+    """What strata.tune did: one entry per op (as saved in the record) and a table."""
+
+    entries: list[dict] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)   # noisy, wrong or foreign candidates
+    record: str | None = None
+
+    def table(self) -> str:
+        lines = [f"{'op':<24} {'default':>11} {'tuned':>11} {'speedup':>8}  "
+                 f"{'tried':>5}  config"]
+        for e in self.entries:
+            config = " ".join(f"{k}={v}" for k, v in sorted(e["config"].items())) or \
+                "(default is best)"
+            lines.append(f"{e['op']:<24} {e['default_s'] * 1e6:>8.1f} us "
+                         f"{e['tuned_s'] * 1e6:>8.1f} us {e['default_s'] / e['tuned_s']:>7.2f}x"
+                         f"  {e['candidates']:>5}  {config}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _close(out, ref) -> bool:
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    refs = ref if isinstance(ref, (tuple, list)) else (ref,)
+    for o, r in zip(outs, refs, strict=True):
+        o, r = np.asarray(o, np.float64), np.asarray(r, np.float64)
+        if o.shape != r.shape:
+            return False
+        scale = max(1.0, float(np.max(np.abs(r))) if r.size else 1.0)
+        if not np.allclose(o, r, rtol=2e-2, atol=2e-3 * scale):
+            return False
+    return True
+
+
+def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int | None = None,
+         blas: str = "auto", margin: float = 0.03, max_spread: float = 0.15,
+         rounds: int = 7, round_s: float = 0.02, save: bool = True,
+         ray_options: dict | None = None) -> TuneResult:
+    """Tunes the heavy ops of ``fn(*args)``; see the module docstring.
+
+    ``budget``: seconds of search (the default of every op is always measured).
+    ``executor``: ``"local"`` (this process) or ``"ray"`` (Ray tasks; ray.init() is
+    called when Ray is not running). ``save``: write the winners to the record.
+    """
+    from ..errors import StrataError
+    from ..passes.tuning import format_tuned
+    from ..runtime import tuning_record
+    from ..runtime.api import default_threads
+
+    if executor not in ("local", "ray"):
+        raise StrataError(f"unknown executor '{executor}' (executors: local, ray)",
+                          location="<strata.tune>")
+    fn = getattr(fn, "fn", fn)  # a strata.jit function: its Python function
+    threads = default_threads() if threads is None else threads
+    timing = {"rounds": rounds, "round_s": round_s, "max_spread": max_spread}
+    deadline = time.monotonic() + budget
+    me = tuning_record.target_key()
+    if executor == "ray":
+        from .ray_executor import RayExecutor
+
+        ray_executor = RayExecutor(ray_options)
+
+        def run_all(texts):
+            return ray_executor.map(fn, args, texts, threads, blas, timing)
+    else:
+        def run_all(texts):
+            return [evaluate(fn, args, t, threads, blas, timing) for t in texts]
+
+    result = TuneResult()
+    best: dict[str, dict] = {}
+    reference = None
+    for signature in heavy_ops(fn, args, threads, blas):
+        configs = candidates(signature)
+        texts = [format_tuned({**best, signature: c}) for c in configs]
+        measured: list[tuple[dict, dict]] = []
+        if executor == "ray":
+            outcomes = run_all(texts if time.monotonic() < deadline else texts[:1])
+            measured = list(zip(configs, outcomes, strict=False))
+        else:
+            for config, text in zip(configs, texts, strict=True):
+                if measured and time.monotonic() > deadline:
+                    break
+                measured.append((config, run_all([text])[0]))
+        default = None
+        good = []
+        for config, r in measured:
+            if r is None or r["target"] != me:
+                result.rejected.append(f"{signature} {config}: measured on another CPU type "
+                                       f"({None if r is None else r['target']['target']})")
+                continue
+            if reference is None and not config:
+                reference = r["out"]
+            if reference is not None and not _close(r["out"], reference):
+                result.rejected.append(f"{signature} {config}: wrong result")
+                continue
+            if r["noisy"]:
+                result.rejected.append(f"{signature} {config}: noisy (spread "
+                                       f"{r['spread']:.0%})")
+                continue
+            if not config:
+                default = r
+            good.append((config, r))
+        if default is None:
+            result.rejected.append(f"{signature}: the default could not be measured; "
+                                   "left untuned")
+            continue
+        config, winner = min(good, key=lambda cr: cr[1]["seconds"])
+        if not config or winner["seconds"] > default["seconds"] * (1 - margin):
+            config, winner = {}, default
+        default_s, tuned_s = default["seconds"], winner["seconds"]
+        if config:  # confirm: default and tuned again, interleaved, best of both
+            again = run_all([format_tuned(best), format_tuned({**best, signature: config})] * 2)
+            if all(a is not None and a["target"] == me for a in again):
+                default_s = min(default_s, again[0]["seconds"], again[2]["seconds"])
+                tuned_s = min(tuned_s, again[1]["seconds"], again[3]["seconds"])
+            if tuned_s > default_s * (1 - margin):
+                config, tuned_s = {}, default_s
+        if config:
+            best[signature] = config
+        result.entries.append({"op": signature, **me, "threads": threads, "config": config,
+                               "default_s": default_s, "tuned_s": tuned_s,
+                               "candidates": len(measured), "executor": executor,
+                               "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    if save and result.entries:
+        tuning_record.add(result.entries)
+        result.record = tuning_record.record_path()
+    return result
