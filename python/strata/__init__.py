@@ -44,7 +44,7 @@ _LAZY = {
     "show": "strata.explain.show",
     "bisect": "strata.explain.bisect",
     "from_torch": "strata.torch",
-    "tune": "strata.tune",
+    "tune": "strata.autotune",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -28,7 +28,8 @@ KNOBS = {
     "cm": "cache_m", "cn": "cache_n", "ck": "cache_k",     # an unpacked cache tile
     "rm": "register_m",    # rows of an unpacked register tile
 }
-_ENTRY = r"[0-9]+x[0-9]+x[0-9]+x[0-9]+x(?:f32|f16|bf16):[a-z]+[0-9]+(?:\.[a-z]+[0-9]+)*"
+_KNOB_TEXT = r"(?:pack|pm|pn|pk|cm|cn|ck|rm)[0-9]+"
+_ENTRY = rf"[0-9]+x[0-9]+x[0-9]+x[0-9]+x(?:f32|f16|bf16):{_KNOB_TEXT}(?:\.{_KNOB_TEXT})*"
 PATTERN = rf"(?:{_ENTRY}(?:,{_ENTRY})*)?"
 _KNOB = re.compile(r"([a-z]+)([0-9]+)")
 
@@ -47,10 +48,8 @@ def parse_tuned(text: str) -> dict[str, dict[str, int | bool]]:
             name, value = _KNOB.fullmatch(knob).groups()
             if name not in KNOBS:
                 raise ValueError(f"unknown knob '{name}' (knobs: {', '.join(KNOBS)})")
-            field = KNOBS[name]
+            field = KNOBS[name]  # the ranges: strata-vectorize's option checks
             config[field] = bool(int(value)) if field == "pack" else int(value)
-            if field != "pack" and config[field] < 1:
-                raise ValueError(f"knob '{name}' must be at least 1, got {value}")
         out[signature] = config
     return out
 

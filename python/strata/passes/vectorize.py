@@ -79,7 +79,7 @@ from ..codegen.transform import (
     match_ops,
     match_tagged,
 )
-from .base import Pass, collect_ops, option, threads_option
+from .base import OptionError, Pass, collect_ops, option, threads_option
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import matmul_signature, parse_tuned
 
@@ -433,9 +433,14 @@ class VectorizePass(Pass):
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
             for op in _static_ops(module, op_name):
                 m, n, k = _mnk(op, batch)
-                config = tuned.get(matmul_signature(op, batch, (m, n, k)))
+                signature = matmul_signature(op, batch, (m, n, k))
+                config = tuned.get(signature)
                 # a tuned op's own tiles (runtime/tuning_record.py), else the options'
-                chosen = dataclass_replace(self, tuned="", **config) if config else self
+                try:
+                    chosen = dataclass_replace(self, tuned="", **config) if config else self
+                except OptionError as e:
+                    self.fail_at(op.location, f"strata-vectorize: tuned tiles for {signature}: "
+                                 f"{str(e).removeprefix('strata-vectorize: ')}")
                 chosen._vectorize_matmul(op, batch, (m, n, k), lanes, count, tags)
                 count += 1
 

@@ -1,6 +1,6 @@
 """The persistent tuning record: the tiles autotuning measured best, per op and target.
 
-``strata.tune`` (strata/tune/) measures candidate tiles per heavy op and saves
+``strata.tune`` (strata/autotune/) measures candidate tiles per heavy op and saves
 the winners here; every later compile on a matching target reads them and
 hands them to strata-vectorize as its ``tuned`` option (passes/tuning.py), and
 the compile cache's key includes that text, so a tuned and an untuned build

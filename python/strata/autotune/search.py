@@ -6,15 +6,16 @@ tries the choices the strategy exposes: packed panels (micro-kernel) or tiles in
 place, the packed cache tile (``pm x pn x pk``), the in-place cache tile
 (``cm x cn x ck``) and register rows (``rm``). Each candidate is the whole
 function compiled with that op's tiles (the other ops at their best so far) and
-timed by tune/measure.py (warm-up, rounds, noisy ones re-taken then rejected);
+timed by autotune/measure.py (warm-up, rounds, noisy ones re-taken then rejected);
 its result is checked against the default build's. A winner must beat the
 default by ``margin``, then the two are timed again, interleaved, and the entry
 (runtime/tuning_record.py) records both times. ``executor="ray"`` sends the
-candidate builds and measurements to Ray tasks (tune/ray_executor.py).
+candidate builds and measurements to Ray tasks (autotune/ray_executor.py).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -71,12 +72,37 @@ def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dic
     from ..runtime.tuning_record import forced, target_key
     from .measure import measure
 
+    timing = dict(timing)
+    exclusive = timing.pop("exclusive", False)
     with forced(tuned):
         program = strata_compile(fn, *args, threads=threads, blas=blas)
     out = program(*args)
-    t = measure(lambda: program(*args), **timing)
+    with _measuring_alone(exclusive):
+        t = measure(lambda: program(*args), **timing)
     return {"seconds": t.seconds, "spread": t.spread, "noisy": t.noisy, "out": out,
             "target": target_key(), "tuned": tuned}
+
+
+class _measuring_alone:  # noqa: N801 - a context manager
+    """With ``exclusive``, holds a lock file shared by the processes of this machine
+    while timing: Ray tasks build side by side but measure one at a time per node."""
+
+    def __init__(self, exclusive: bool):
+        self.exclusive, self.file = exclusive, None
+
+    def __enter__(self):
+        if self.exclusive:
+            import fcntl
+            import tempfile
+
+            self.file = open(os.path.join(tempfile.gettempdir(), "strata-tune-measure.lock"),
+                             "w")
+            fcntl.flock(self.file, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        if self.file is not None:
+            self.file.close()  # releases the lock
 
 
 @dataclass
@@ -88,6 +114,9 @@ class TuneResult:
     record: str | None = None
 
     def table(self) -> str:
+        if not self.entries:
+            return ("no op to tune: no matmul (or conv, as matmuls) that strata-vectorize "
+                    "tiles; those run as BLAS calls are not tuned")
         lines = [f"{'op':<24} {'default':>11} {'tuned':>11} {'speedup':>8}  "
                  f"{'tried':>5}  config"]
         for e in self.entries:
@@ -144,7 +173,8 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
         ray_executor = RayExecutor(ray_options)
 
         def run_all(texts):
-            return ray_executor.map(fn, args, texts, threads, blas, timing)
+            return ray_executor.map(fn, args, texts, threads, blas,
+                                    {**timing, "exclusive": True})
     else:
         def run_all(texts):
             return [evaluate(fn, args, t, threads, blas, timing) for t in texts]
