@@ -46,8 +46,9 @@ class RayExecutor:
         self.options = {"max_retries": 3, "retry_exceptions": False, **(options or {})}
         self.task = ray.remote(_evaluate_task)
 
-    def map(self, fn, args, texts, threads, blas, timing) -> list[dict | None]:
-        """One result per tuned text, in order; None for a task that failed."""
+    def map(self, fn, args, texts, threads, blas, timing) -> list[dict]:
+        """One result per tuned text, in order; ``{"error": text}`` for a task that failed
+        (strata raised, or its worker died more than ``max_retries`` times)."""
         ray = self.ray
         task = self.task.options(num_cpus=threads, **self.options)
         fn_ref, args_ref = ray.put(fn), ray.put(args)
@@ -56,7 +57,6 @@ class RayExecutor:
         for ref in refs:
             try:
                 out.append(ray.get(ref))
-            except (ray.exceptions.RayTaskError, ray.exceptions.WorkerCrashedError,
-                    ray.exceptions.RayError):
-                out.append(None)
+            except ray.exceptions.RayError as e:
+                out.append({"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1]}"})
         return out

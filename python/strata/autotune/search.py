@@ -197,9 +197,12 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
         default = None
         good = []
         for config, r in measured:
-            if r is None or r["target"] != me:
+            if "error" in r:
+                result.rejected.append(f"{signature} {config}: failed ({r['error']})")
+                continue
+            if r["target"] != me:
                 result.rejected.append(f"{signature} {config}: measured on another CPU type "
-                                       f"({None if r is None else r['target']['target']})")
+                                       f"({r['target']['target']})")
                 continue
             if reference is None and not config:
                 reference = r["out"]
@@ -223,7 +226,7 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
         default_s, tuned_s = default["seconds"], winner["seconds"]
         if config:  # confirm: default and tuned again, interleaved, best of both
             again = run_all([format_tuned(best), format_tuned({**best, signature: config})] * 2)
-            if all(a is not None and a["target"] == me for a in again):
+            if all("error" not in a and a["target"] == me for a in again):
                 default_s = min(default_s, again[0]["seconds"], again[2]["seconds"])
                 tuned_s = min(tuned_s, again[1]["seconds"], again[3]["seconds"])
             if tuned_s > default_s * (1 - margin):
