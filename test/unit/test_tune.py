@@ -205,6 +205,20 @@ def test_tune_records_every_heavy_op_and_later_compiles_use_it(record):
                                np.maximum(x.astype(np.float64) @ w, 0), rtol=1e-4, atol=1e-4)
 
 
+def test_only_candidates_that_make_different_code_are_measured():
+    from strata.autotune.search import heavy_ops
+
+    # 16x16x16: too small to pack, and every cache tile holds the whole op: only the
+    # register rows change the code
+    (configs,) = heavy_ops(_mm, _args(16, 16, 16), threads=1, blas="never").values()
+    assert configs == [{}, {"register_m": 4}, {"register_m": 2}]
+    # 128x160x96 packs: packed tiles, and tiles in place with pack0, but no in-place
+    # tile without pack0 (the op would still pack: the default's code)
+    (configs,) = heavy_ops(_mm, _args(128, 96, 160), threads=1, blas="never").values()
+    assert configs[0] == {} and len(configs) > 4
+    assert all("pack_m" in c or c.get("pack") is False for c in configs[1:])
+
+
 def test_tune_with_an_unknown_executor_is_an_error():
     with pytest.raises(strata.StrataError, match="unknown executor 'spark'"):
         strata.tune(_relu_mm, *_args(8, 8, 8), executor="spark")

@@ -34,35 +34,49 @@ def _parse(signature: str):
     return int(b), int(m), int(n), int(k), dtype
 
 
-def candidates(signature: str, lanes: int | None = None) -> list[dict]:
-    """The configs tried for one op, the default (``{}``) first."""
-    from ..codegen.host import f32_lanes
-
-    lanes = lanes or f32_lanes()
-    _, m, n, k, dtype = _parse(signature)
-    out: list[dict] = [{}]
-    packs = dtype == "f32" and min(m, n) >= 64 and k >= 8 and lanes >= 8
-    if packs:
-        out += [{"pack_m": pm, "pack_n": pn, "pack_k": pk} for pm, pn, pk in _PACKED]
+def _all_configs() -> list[dict]:
+    """Every config tried, the default (``{}``) first; heavy_ops keeps, per op, the first
+    of each group that gives it the same code."""
     in_place = [{"cache_m": cm, "cache_n": cn, "cache_k": ck} for cm, cn, ck in _IN_PLACE]
     in_place += [{"register_m": rm} for rm in (4, 2)]
-    out += [{"pack": False, **c} for c in in_place] if packs else in_place
+    return ([{}] + [{"pack_m": pm, "pack_n": pn, "pack_k": pk} for pm, pn, pk in _PACKED] +
+            in_place + [{"pack": False, **c} for c in in_place])
+
+
+def _same_code_key(signature: str, plan: tuple):
+    """A plan with a packed cache tile no larger than the op needs (a larger one makes
+    the same loops): two configs with equal keys make the same code."""
+    if plan[0] != "packed":
+        return plan
+    _, m, n, k, _ = _parse(signature)
+    (mr, nr), (rows, columns, depth) = plan[1], plan[2]
+    return (plan[0], plan[1], (min(rows, -(-m // mr) * mr), min(columns, -(-n // nr) * nr),
+                               min(depth, k)), plan[3])
+
+
+def candidates(plans: list[tuple], signature: str) -> list[dict]:
+    """The configs worth measuring for one op: of ``_all_configs()`` (whose plans for the
+    op are ``plans``), the first of each distinct code."""
+    seen, out = set(), []
+    for config, plan in zip(_all_configs(), plans, strict=True):
+        key = _same_code_key(signature, plan)
+        if key not in seen:
+            seen.add(key)
+            out.append(config)
     return out
 
 
-def heavy_ops(fn, args, threads: int, blas: str) -> list[str]:
-    """The signatures of the matmuls strata-vectorize tiles in ``fn(*args)``, in order."""
-    from ..passes.vectorize import matmul_signatures
+def heavy_ops(fn, args, threads: int, blas: str) -> dict[str, list[dict]]:
+    """Per matmul that strata-vectorize tiles in ``fn(*args)`` (its signature, in program
+    order), the configs to measure: the default first, then one per distinct code."""
+    from ..passes.vectorize import matmul_plans
     from ..runtime.api import compile as strata_compile
     from ..runtime.tuning_record import forced
 
     with forced(""):
         module = strata_compile(fn, *args, compile_to="layout", threads=threads, blas=blas)
-    seen: list[str] = []
-    for s in matmul_signatures(module.mlir.operation):
-        if s not in seen:
-            seen.append(s)
-    return seen
+    plans = matmul_plans(module.mlir.operation, _all_configs(), threads)
+    return {signature: candidates(p, signature) for signature, p in plans.items()}
 
 
 def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
@@ -145,7 +159,7 @@ def _close(out, ref) -> bool:
 
 
 def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int | None = None,
-         blas: str = "auto", margin: float = 0.03, max_spread: float = 0.15,
+         blas: str = "auto", margin: float = 0.05, max_spread: float = 0.15,
          rounds: int = 7, round_s: float = 0.02, save: bool = True,
          ray_options: dict | None = None) -> TuneResult:
     """Tunes the heavy ops of ``fn(*args)``; see the module docstring.
@@ -182,8 +196,7 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
     result = TuneResult()
     best: dict[str, dict] = {}
     reference = None
-    for signature in heavy_ops(fn, args, threads, blas):
-        configs = candidates(signature)
+    for signature, configs in heavy_ops(fn, args, threads, blas).items():
         texts = [format_tuned({**best, signature: c}) for c in configs]
         measured: list[tuple[dict, dict]] = []
         if executor == "ray":

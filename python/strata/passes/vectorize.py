@@ -83,7 +83,7 @@ from .base import OptionError, Pass, collect_ops, option, threads_option
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import matmul_signature, parse_tuned
 
-__all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures"]
+__all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_plans"]
 
 _FOR = "scf.for"
 
@@ -356,6 +356,22 @@ def matmul_signatures(module) -> list[str]:
             for op in _static_ops(module, op_name)]
 
 
+def matmul_plans(module, configs, threads: int = 1) -> dict[str, list[tuple]]:
+    """Per matmul signature in ``module``, the plan (VectorizePass.matmul_plan) that each
+    of ``configs`` (option fields, as a ``tuned`` entry holds them) gives it."""
+    lanes = f32_lanes()
+    base = VectorizePass(threads=threads)
+    out: dict[str, list[tuple]] = {}
+    for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
+        for op in _static_ops(module, op_name):
+            mnk = _mnk(op, batch)
+            signature = matmul_signature(op, batch, mnk)
+            if signature not in out:
+                out[signature] = [dataclass_replace(base, **c).matmul_plan(op, batch, mnk, lanes)
+                                  for c in configs]
+    return out
+
+
 _COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
               "arith.maxnumf", "arith.minnumf")
 
@@ -445,36 +461,45 @@ class VectorizePass(Pass):
                 count += 1
 
     def _vectorize_matmul(self, op, batch, mnk, lanes, count, tags):
+        plan = self.matmul_plan(op, batch, mnk, lanes)
+        tag = tags.add(op, f"strata.vectorize_{count}")
+        location = op.location
+        try:
+            if plan[0] == "packed":
+                _, reg, pcache, parallel = plan
+                tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
+            else:
+                _, op_cache, op_reg, parallel, peel = plan
+                tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
+        except ScriptError as e:
+            self.fail_at(location, f"strata-vectorize: {e}")
+
+    def matmul_plan(self, op, batch, mnk, lanes) -> tuple:
+        """The schedule of one static matmul under these options: ``("packed", (mr, nr),
+        cache tile, parallel)`` or ``("tiled", cache tile, register tile, parallel, peel)``.
+        Two option sets with the same plan make the same code (strata.tune skips one)."""
         cache = (self.cache_m, self.cache_n, self.cache_k)
         # Tiles no larger than the op, so small matmuls need no remainder masks.
         m, n, k = mnk
-        op_cache = tuple(_cache_tile(dim, c) for c, dim in zip(cache, (m, n, k),
-                                                              strict=True))
+        batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
+        if self._packs(op, batch, m, n, k, lanes):
+            reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n, self.pack_k))
+            tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
+            parallel = (self.threads > 1 and tiles > 1 and
+                        2 * batches * m * n * k >= self.parallel_flops)
+            return ("packed", reg, pcache, parallel)
+        op_cache = tuple(_cache_tile(dim, c) for c, dim in zip(cache, (m, n, k), strict=True))
         reg_m = max(1, min(self.register_m, op_cache[0]))
         # auto: 8 vector accumulators (8 rows of one register, 4 rows of two, ...)
         reg_n = self.register_n or lanes * max(1, 8 // reg_m)
         op_reg = (reg_m, max(1, min(reg_n, op_cache[1])))
-        batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
         tiles = batches * -(-m // op_cache[0]) * -(-n // op_cache[1])
         parallel = (self.threads > 1 and tiles > 1 and
                     2 * batches * m * n * k >= self.parallel_flops)
-        tag = tags.add(op, f"strata.vectorize_{count}")
-        location = op.location
         peel = None
         if m % op_cache[0] == 0 and n % op_cache[1] == 0:
             peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
-        try:
-            if self._packs(op, batch, m, n, k, lanes):
-                reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n,
-                                                   self.pack_k))
-                tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
-                parallel = (self.threads > 1 and tiles > 1 and
-                            2 * batches * m * n * k >= self.parallel_flops)
-                tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
-            else:
-                tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
-        except ScriptError as e:
-            self.fail_at(location, f"strata-vectorize: {e}")
+        return ("tiled", op_cache, op_reg, parallel, peel)
 
     def _packs(self, op, batch, m, n, k, lanes) -> bool:
         """Whether ``op`` runs on packed panels: f32, standard operand order, a vector
