@@ -182,6 +182,16 @@ def test_a_call_that_keeps_slowing_down_is_rejected_as_noisy():
     assert t.noisy and t.tries == 2 and t.spread > 0.2
 
 
+def test_cpu_time_counts_the_work_not_the_waiting():
+    # a sleeping call takes wall time but (almost) no CPU time
+    wall = measure(lambda: time.sleep(0.002), warmup=0, rounds=3, round_s=0.0, max_spread=1e9)
+    cpu = measure(lambda: time.sleep(0.002), warmup=0, rounds=3, round_s=0.0, max_spread=1e9,
+                  clock="cpu")
+    assert wall.seconds >= 0.002 and cpu.seconds < 0.001
+    with pytest.raises(ValueError, match="clock"):
+        measure(lambda: None, clock="sundial")
+
+
 # --- strata.tune -------------------------------------------------------------------
 
 def _relu_mm(x, w):

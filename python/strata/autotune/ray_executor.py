@@ -24,9 +24,13 @@ __all__ = ["RayExecutor"]
 
 
 def _evaluate_task(fn, args, tuned, threads, blas, timing):
+    import ray
+
     from .search import evaluate
 
-    return evaluate(fn, args, tuned, threads, blas, timing)
+    out = evaluate(fn, args, tuned, threads, blas, timing)
+    out["node"] = ray.get_runtime_context().get_node_id()
+    return out
 
 
 class RayExecutor:

@@ -161,12 +161,13 @@ def _close(out, ref) -> bool:
 def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int | None = None,
          blas: str = "auto", margin: float = 0.05, max_spread: float = 0.15,
          rounds: int = 7, round_s: float = 0.02, save: bool = True,
-         ray_options: dict | None = None) -> TuneResult:
+         ray_options: dict | None = None, clock: str | None = None) -> TuneResult:
     """Tunes the heavy ops of ``fn(*args)``; see the module docstring.
 
     ``budget``: seconds of search (the default of every op is always measured).
     ``executor``: ``"local"`` (this process) or ``"ray"`` (Ray tasks; ray.init() is
     called when Ray is not running). ``save``: write the winners to the record.
+    ``clock``: ``"wall"`` or ``"cpu"`` (default: CPU time for ``threads=1``, else wall).
     """
     from ..errors import StrataError
     from ..passes.tuning import format_tuned
@@ -178,7 +179,10 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
                           location="<strata.tune>")
     fn = getattr(fn, "fn", fn)  # a strata.jit function: its Python function
     threads = default_threads() if threads is None else threads
-    timing = {"rounds": rounds, "round_s": round_s, "max_spread": max_spread}
+    # single-threaded code is timed in CPU time: on a shared machine, the wall clock
+    # mostly measures the other processes (autotune/measure.py)
+    timing = {"rounds": rounds, "round_s": round_s, "max_spread": max_spread,
+              "clock": clock or ("cpu" if threads == 1 else "wall")}
     deadline = time.monotonic() + budget
     me = tuning_record.target_key()
     if executor == "ray":
@@ -249,6 +253,7 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
         result.entries.append({"op": signature, **me, "threads": threads, "config": config,
                                "default_s": default_s, "tuned_s": tuned_s,
                                "candidates": len(measured), "executor": executor,
+                               "nodes": len({r.get("node") for _, r in good}),
                                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
     if save and result.entries:
         tuning_record.add(result.entries)
