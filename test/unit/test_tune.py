@@ -148,6 +148,30 @@ def test_the_cache_key_includes_the_tuned_tiles(record):
         "", "1x128x160x96xf32:pack0"]
 
 
+RESTART = r"""
+import json, sys
+import numpy as np
+import strata
+def mm(x, w):
+    return x @ w
+rng = np.random.default_rng(0)
+x = rng.standard_normal((128, 96)).astype(np.float32)
+w = rng.standard_normal((96, 160)).astype(np.float32)
+f = strata.jit(mm, threads=1, blas="never")
+f(x, w)
+print(json.dumps({"hits": f.stats.cache_hits, "mlir": "mlir" in sys.modules}))
+"""
+
+
+@needs_cc
+def test_a_tuned_disk_hit_still_loads_without_mlir(record):
+    tuning_record.add([_entry("1x128x160x96xf32", {"pack": False})])
+    runs = [json.loads(subprocess.run([sys.executable, "-c", RESTART], capture_output=True,
+                                      text=True, check=True, env=dict(os.environ),
+                                      timeout=600).stdout) for _ in range(2)]
+    assert runs == [{"hits": 0, "mlir": True}, {"hits": 1, "mlir": False}]
+
+
 @needs_cc
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-4), (np.float16, 3e-2)])
 @pytest.mark.parametrize("config", [

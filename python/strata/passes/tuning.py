@@ -11,13 +11,13 @@ a signature being ``<batch>x<M>x<N>x<K>x<element type of A>`` (a plain matmul
 has batch 1). The knobs (:data:`KNOBS`) name strata-vectorize options. The text
 is plain option text, so it is part of the pipeline and of the compile cache's
 key, and ``strata-opt --strata-vectorize='tuned=...'`` replays a tuned compile.
+The text functions import no MLIR: a jit's disk-cache hit (which keys on the text)
+loads without it.
 """
 
 from __future__ import annotations
 
 import re
-
-from mlir import ir
 
 __all__ = ["KNOBS", "PATTERN", "parse_tuned", "format_tuned", "matmul_signature"]
 
@@ -71,6 +71,8 @@ def format_tuned(configs: dict[str, dict[str, int | bool]]) -> str:
 
 
 def _element(t) -> str:
+    from mlir import ir
+
     if isinstance(t, ir.F16Type):
         return "f16"
     if isinstance(t, ir.BF16Type):
@@ -80,6 +82,8 @@ def _element(t) -> str:
 
 def matmul_signature(op, batch: bool, mnk) -> str:
     """``<batch>x<M>x<N>x<K>x<dtype>`` of a static (batch) matmul with sizes ``mnk``."""
+    from mlir import ir
+
     a = ir.RankedTensorType(op.operands[0].type)
     batches = a.shape[0] if batch else 1
     m, n, k = mnk

@@ -17,8 +17,9 @@ compiled locally). Once installed, the local cache's own checks run on it as on
 any entry (runtime/cache.py ``load``).
 
 While a process compiles a key it holds a lease (``strata:lease:<key>``, ``SET
-NX PX``); a second process that misses the same key waits for the entry to be
-published (or the lease to lapse) instead of compiling it too.
+NX PX``, ``STRATA_REMOTE_CACHE_LEASE`` seconds, default 120); a second process
+that misses the same key waits for the entry to be published (or the lease to end:
+published, failed, the holder exited, or expired) instead of compiling it too.
 
 Redis down, slow or refusing: one :class:`StrataRemoteCacheWarning`, then this
 process runs on its local cache alone. Sockets time out after
@@ -230,9 +231,9 @@ def fetch(key: str, root: str) -> bool:
 
 def _lease_seconds() -> float:
     try:
-        return max(1.0, float(os.environ.get("STRATA_REMOTE_CACHE_LEASE", "300")))
+        return max(1.0, float(os.environ.get("STRATA_REMOTE_CACHE_LEASE", "120")))
     except ValueError:
-        return 300.0
+        return 120.0
 
 
 def acquire_lease(key: str) -> bool:

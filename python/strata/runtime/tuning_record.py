@@ -112,7 +112,7 @@ def tuned_text(threads: int) -> str:
     configs = matching(threads)
     if not configs:
         return ""
-    from ..passes.tuning import format_tuned  # imports MLIR: only with a record
+    from ..passes.tuning import format_tuned
 
     return format_tuned(configs)
 
