@@ -38,7 +38,7 @@ LAYERS = [
     ["pipelines"],
     ["frontend"],
     ["runtime"],
-    ["testing", "demo", "explain", "torch"],
+    ["testing", "demo", "explain", "torch", "autotune"],
     ["tools"],
 ]
 LEVEL = {node: i for i, layer in enumerate(LAYERS) for node in layer}

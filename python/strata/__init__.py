@@ -46,6 +46,7 @@ _LAZY = {
     "show": "strata.explain.show",
     "bisect": "strata.explain.bisect",
     "from_torch": "strata.torch",
+    "tune": "strata.autotune",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -62,6 +62,7 @@ bufferization). Other linalg ops are left to LLVM's loop vectorizer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import replace as dataclass_replace
 
 import numpy as np
 from mlir import ir
@@ -78,9 +79,11 @@ from ..codegen.transform import (
     match_ops,
     match_tagged,
 )
-from .base import Pass, collect_ops, option, threads_option
+from .base import OptionError, Pass, collect_ops, option, threads_option
+from .tuning import PATTERN as TUNED_PATTERN
+from .tuning import matmul_signature, parse_tuned
 
-__all__ = ["VectorizePass", "LowerVectorsPass"]
+__all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_plans"]
 
 _FOR = "scf.for"
 
@@ -345,6 +348,30 @@ def _static_ops(module, name):
     return collect_ops(module, ok)
 
 
+def matmul_signatures(module) -> list[str]:
+    """The signatures (passes/tuning.py) of the matmuls this pass tiles in ``module``:
+    what a ``tuned`` entry can name (strata.tune asks, at the ``layout`` level)."""
+    return [matmul_signature(op, batch, _mnk(op, batch))
+            for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True))
+            for op in _static_ops(module, op_name)]
+
+
+def matmul_plans(module, configs, threads: int = 1) -> dict[str, list[tuple]]:
+    """Per matmul signature in ``module``, the plan (VectorizePass.matmul_plan) that each
+    of ``configs`` (option fields, as a ``tuned`` entry holds them) gives it."""
+    lanes = f32_lanes()
+    base = VectorizePass(threads=threads)
+    out: dict[str, list[tuple]] = {}
+    for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
+        for op in _static_ops(module, op_name):
+            mnk = _mnk(op, batch)
+            signature = matmul_signature(op, batch, mnk)
+            if signature not in out:
+                out[signature] = [dataclass_replace(base, **c).matmul_plan(op, batch, mnk, lanes)
+                                  for c in configs]
+    return out
+
+
 _COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
               "arith.maxnumf", "arith.minnumf")
 
@@ -399,6 +426,8 @@ class VectorizePass(Pass):
     threads: int = threads_option()
     parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a matmul run on threads")
     parallel_elements: int = option(1 << 20, min=1, help="Fewest input elements of a row reduction run on threads")
+    tuned: str = option("", pattern=TUNED_PATTERN, form="SIG:KNOBS[,SIG:KNOBS] (passes/tuning.py)",
+                        help="Per-matmul tiles chosen by autotuning, overriding the options above for that op")
 
     def run(self, module: ir.Operation) -> None:
         if self.reductions:
@@ -411,41 +440,66 @@ class VectorizePass(Pass):
             self._vectorize_matmuls(module, tags)
 
     def _vectorize_matmuls(self, module, tags):
-        cache = (self.cache_m, self.cache_n, self.cache_k)
+        try:
+            tuned = parse_tuned(self.tuned)
+        except ValueError as e:
+            self.fail(module, f"strata-vectorize: option 'tuned': {e}")
         lanes = self.lanes or f32_lanes()
         count = 0
         for op_name, batch in (("linalg.matmul", False), ("linalg.batch_matmul", True)):
             for op in _static_ops(module, op_name):
-                # Tiles no larger than the op, so small matmuls need no remainder masks.
                 m, n, k = _mnk(op, batch)
-                op_cache = tuple(_cache_tile(dim, c) for c, dim in zip(cache, (m, n, k),
-                                                                      strict=True))
-                reg_m = max(1, min(self.register_m, op_cache[0]))
-                # auto: 8 vector accumulators (8 rows of one register, 4 rows of two, ...)
-                reg_n = self.register_n or lanes * max(1, 8 // reg_m)
-                op_reg = (reg_m, max(1, min(reg_n, op_cache[1])))
-                batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
-                tiles = batches * -(-m // op_cache[0]) * -(-n // op_cache[1])
-                parallel = (self.threads > 1 and tiles > 1 and
-                            2 * batches * m * n * k >= self.parallel_flops)
-                tag = tags.add(op, f"strata.vectorize_{count}")
-                count += 1
-                location = op.location
-                peel = None
-                if m % op_cache[0] == 0 and n % op_cache[1] == 0:
-                    peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
+                signature = matmul_signature(op, batch, (m, n, k))
+                config = tuned.get(signature)
+                # a tuned op's own tiles (runtime/tuning_record.py), else the options'
                 try:
-                    if self._packs(op, batch, m, n, k, lanes):
-                        reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n,
-                                                           self.pack_k))
-                        tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
-                        parallel = (self.threads > 1 and tiles > 1 and
-                                    2 * batches * m * n * k >= self.parallel_flops)
-                        tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
-                    else:
-                        tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
-                except ScriptError as e:
-                    self.fail_at(location, f"strata-vectorize: {e}")
+                    chosen = dataclass_replace(self, tuned="", **config) if config else self
+                except OptionError as e:
+                    self.fail_at(op.location, f"strata-vectorize: tuned tiles for {signature}: "
+                                 f"{str(e).removeprefix('strata-vectorize: ')}")
+                chosen._vectorize_matmul(op, batch, (m, n, k), lanes, count, tags)
+                count += 1
+
+    def _vectorize_matmul(self, op, batch, mnk, lanes, count, tags):
+        plan = self.matmul_plan(op, batch, mnk, lanes)
+        tag = tags.add(op, f"strata.vectorize_{count}")
+        location = op.location
+        try:
+            if plan[0] == "packed":
+                _, reg, pcache, parallel = plan
+                tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
+            else:
+                _, op_cache, op_reg, parallel, peel = plan
+                tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
+        except ScriptError as e:
+            self.fail_at(location, f"strata-vectorize: {e}")
+
+    def matmul_plan(self, op, batch, mnk, lanes) -> tuple:
+        """The schedule of one static matmul under these options: ``("packed", (mr, nr),
+        cache tile, parallel)`` or ``("tiled", cache tile, register tile, parallel, peel)``.
+        Two option sets with the same plan make the same code (strata.tune skips one)."""
+        cache = (self.cache_m, self.cache_n, self.cache_k)
+        # Tiles no larger than the op, so small matmuls need no remainder masks.
+        m, n, k = mnk
+        batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
+        if self._packs(op, batch, m, n, k, lanes):
+            reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n, self.pack_k))
+            tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
+            parallel = (self.threads > 1 and tiles > 1 and
+                        2 * batches * m * n * k >= self.parallel_flops)
+            return ("packed", reg, pcache, parallel)
+        op_cache = tuple(_cache_tile(dim, c) for c, dim in zip(cache, (m, n, k), strict=True))
+        reg_m = max(1, min(self.register_m, op_cache[0]))
+        # auto: 8 vector accumulators (8 rows of one register, 4 rows of two, ...)
+        reg_n = self.register_n or lanes * max(1, 8 // reg_m)
+        op_reg = (reg_m, max(1, min(reg_n, op_cache[1])))
+        tiles = batches * -(-m // op_cache[0]) * -(-n // op_cache[1])
+        parallel = (self.threads > 1 and tiles > 1 and
+                    2 * batches * m * n * k >= self.parallel_flops)
+        peel = None
+        if m % op_cache[0] == 0 and n % op_cache[1] == 0:
+            peel = (op_cache[0] % op_reg[0] != 0, op_cache[1] % op_reg[1] != 0)
+        return ("tiled", op_cache, op_reg, parallel, peel)
 
     def _packs(self, op, batch, m, n, k, lanes) -> bool:
         """Whether ``op`` runs on packed panels: f32, standard operand order, a vector

@@ -57,6 +57,7 @@ class LevelOptions:
     ``blas`` (auto|always|never): strata-fuse chooses, per matmul, between
     generated code and a call of OpenBLAS's sgemm, which strata-blas makes
     after bufferization (with ``fusion`` off too: strata-fuse then only chooses).
+    ``tuned``: strata-vectorize's per-matmul tuned tiles (passes/tuning.py).
     """
 
     fusion: bool = True
@@ -65,6 +66,7 @@ class LevelOptions:
     fuse_options: str = ""
     threads: int = 1
     blas: str = "auto"
+    tuned: str = ""
 
 
 def _strata(p: Pipeline, o: LevelOptions) -> None:
@@ -108,7 +110,7 @@ def _layout(p: Pipeline, o: LevelOptions) -> None:
 
 def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     p.add(ExpandMathPass())
-    p.add(VectorizePass(threads=o.threads))
+    p.add(VectorizePass(threads=o.threads, tuned=o.tuned))
     if o.threads > 1:
         p.add(ParallelizePass(threads=o.threads))
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")

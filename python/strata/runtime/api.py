@@ -151,13 +151,15 @@ def dump_folder(module: ir.Module) -> str | None:
 
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
           record_sizes: dict | None = None, fuse_options: str = "", before=None,
-          threads: int = 1, blas: str = "never", timing: dict | None = None) -> list:
+          threads: int = 1, blas: str = "never", timing: dict | None = None,
+          tuned: str = "") -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
     ``before`` maps a level name to a callable run on the module just before the
     passes of that level. Returns the passes' remarks (e.g. strata-fuse's
     decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
     ``timing``: filled with MLIR's per-pass timing, ``{level: [(seconds, pass, depth)]}``.
+    ``tuned``: per-matmul tuned tiles (passes/tuning.py, runtime/tuning_record.py).
     """
     from ..pipelines.levels import level_steps
     from .progress import Progress
@@ -165,7 +167,7 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     remarks = []
     dump = dump_folder(module)
     steps = level_steps(compile_to, fusion=fusion, layout=layout, fuse_options=fuse_options,
-                        threads=threads, blas=blas)
+                        threads=threads, blas=blas, tuned=tuned)
     progress = Progress(_functions_text(module))
     progress.level(steps[0][0])
     with progress:
@@ -606,9 +608,10 @@ class Program(ProgramBase):
         shapes = ShapeFunction(_clone(module), fname) if dynamic else None
         use_cache = cache.enabled() and aot.available()
         key = None
+        tuned = tuned_text(self.threads)
         if use_cache:
             options = key_options(self.fusion, self.layout, fuse_options, self.opt_level,
-                                  self.threads, self.blas)
+                                  self.threads, self.blas, tuned)
             signature = [[list(s), d] for s, d in arg_specs]
             if self.trace_digest is not None:  # a jit variant: keyed by its trace
                 parts = cache.key_parts(None, fname, options, signature,
@@ -649,7 +652,7 @@ class Program(ProgramBase):
         with phase("lower (MLIR passes)"):
             remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
                             record_sizes=sizes, threads=self.threads, blas=self.blas,
-                            fuse_options=fuse_options, before={"llvm": buffers},
+                            fuse_options=fuse_options, before={"llvm": buffers}, tuned=tuned,
                             timing=None if profile is None else profile.passes)
         check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
         if use_cache:
@@ -690,10 +693,22 @@ def library_function(lib_path, fname, arg_specs, meta, shapes=None):
                              workspace, shapes)
 
 
-def key_options(fusion, layout, fuse_options, opt_level, threads, blas) -> dict:
-    """The compile options of a disk-cache key (runtime/cache.py)."""
+def tuned_text(threads: int) -> str:
+    """The tuning record's tiles for this target (runtime/tuning_record.py), as
+    strata-vectorize's ``tuned`` option text ("" without a record)."""
+    from .tuning_record import tuned_text as record_text
+
+    return record_text(threads)
+
+
+def key_options(fusion, layout, fuse_options, opt_level, threads, blas, tuned=None) -> dict:
+    """The compile options of a disk-cache key (runtime/cache.py); ``tuned``: the tuned
+    tiles the compile uses (None: the tuning record's, read now)."""
     options = {"fusion": str(fusion), "layout": layout, "fuse_options": fuse_options,
                "opt_level": opt_level, "threads": threads}
+    tuned = tuned_text(threads) if tuned is None else tuned
+    if tuned:  # the tuned tiles change the code: part of the key
+        options["tuned"] = tuned
     if blas != "never":  # the library the code may call is part of the key
         from .blas import identity
 
@@ -1227,7 +1242,7 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
         out = Module(new_context())
         out.mlir = _clone(module.mlir)
         lower(out.mlir, compile_to, fusion=bool(fusion), layout=layout,
-              threads=_threads(threads), blas=_blas(blas))
+              threads=_threads(threads), blas=_blas(blas), tuned=tuned_text(_threads(threads)))
         return out
     program = Program(module, fusion=fusion, opt_level=opt_level, layout=layout,
                       threads=threads, max_variants=max_variants, blas=blas, timing=timing)

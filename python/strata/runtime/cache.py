@@ -17,6 +17,7 @@ that fails the check, fails to load or whose metadata does not match is removed
 and rebuilt, with a one-time :class:`StrataCacheWarning`. The cache folder is
 created private to the user (0700): it holds code that gets run. ``STRATA_CACHE_DIR`` chooses
 the folder (default ``~/.cache/strata``); ``STRATA_CACHE=0`` turns the cache off.
+``STRATA_REMOTE_CACHE=redis://...`` adds a shared second level (runtime/remote_cache.py).
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ FILES = ("lib.so", "meta.json")
 MANIFEST = "manifest.json"
 _IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR",
                   "STRATA_CACHE_MUST_HIT", "STRATA_CACHE_MAX_BYTES", "STRATA_LOG",
-                  "STRATA_MAX_VARIANTS", "STRATA_OUTPUT_POOL_BYTES"}
+                  "STRATA_MAX_VARIANTS", "STRATA_OUTPUT_POOL_BYTES", "STRATA_REMOTE_CACHE",
+                  "STRATA_REMOTE_CACHE_TIMEOUT", "STRATA_REMOTE_CACHE_LEASE", "STRATA_TUNING",
+                  "STRATA_TUNING_RECORD"}
 
 
 def enabled() -> bool:
@@ -222,7 +225,7 @@ def load(key: str, check: dict):
     ``check`` (what the caller knows the entry must say: function, signatures).
     """
     folder = os.path.join(cache_dir(), key)
-    if not os.path.isdir(folder):
+    if not os.path.isdir(folder) and not _fetch_remote(key):
         return None
     try:
         with open(os.path.join(folder, MANIFEST)) as f:
@@ -244,6 +247,21 @@ def load(key: str, check: dict):
     except (OSError, ValueError, TypeError, AttributeError) as e:
         discard(key, str(e) or type(e).__name__)
         return None
+
+
+def _remote():
+    """runtime/remote_cache.py when ``STRATA_REMOTE_CACHE`` is set, else None (not imported)."""
+    if not os.environ.get("STRATA_REMOTE_CACHE", "").strip():
+        return None
+    from . import remote_cache
+
+    return remote_cache
+
+
+def _fetch_remote(key: str) -> bool:
+    """The shared cache's entry ``key`` installed into this cache folder (whether it was)."""
+    remote = _remote()
+    return remote is not None and remote.fetch(key, cache_dir())
 
 
 def discard(key: str, why: str = "unloadable") -> None:
@@ -294,10 +312,16 @@ def store(key: str, build, meta: dict) -> str | None:
             os.replace(tmp, final)
         except OSError:  # another process published the same entry first
             shutil.rmtree(tmp, ignore_errors=True)
+        remote = _remote()
+        if remote is not None:
+            remote.publish(key, final, FILES + (MANIFEST,))
         enforce_size_cap(keep=key)
         return os.path.join(final, "lib.so")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        remote = _remote()
+        if remote is not None:
+            remote.release_lease(key)
         raise
 
 

@@ -13,6 +13,7 @@ commands:
   draw     a function of a .mlir file as a picture (SVG + PNG) at a level
   report   SCRIPT.py:FN: its runtime costs, or with --html OUT the explanation page
   bisect   SCRIPT.py:FN: the first pass after which its result leaves tolerance
+  tune     SCRIPT.py:FN: tune its heavy ops into the tuning record; --show lists it
 """
 
 
@@ -47,6 +48,10 @@ def main(argv=None) -> None:
         from .bisect_cmd import run as bisect_run
 
         sys.exit(bisect_run(rest))
+    if command == "tune":
+        from .tune_cmd import run as tune_run
+
+        sys.exit(tune_run(rest))
     if command == "opt":
         from .opt import run
 

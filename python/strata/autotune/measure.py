@@ -1,0 +1,62 @@
+"""Timing one candidate build: warm-up, repeated rounds, and a noise check.
+
+A round times as many calls as fill ``round_s`` seconds and keeps the mean per
+call; ``rounds`` rounds give the best (the minimum: what the code can do when
+nothing else runs) and the spread, ``(3rd best - best) / best`` of the rounds'
+times: the best three rounds must agree (one round slowed by another process is
+allowed, a measurement where most are is not). A measurement whose spread
+exceeds ``max_spread`` is noisy (another process took the cores): it is taken
+again, up to ``retries`` times, and a candidate that stays noisy is rejected
+rather than recorded.
+
+``clock="cpu"`` times with this process's CPU time instead of the wall clock: for
+single-threaded code on a shared machine, the time the kernel ran rather than the
+time it waited for a core (strata.tune's choice with ``threads=1``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+__all__ = ["Timing", "measure"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    seconds: float      # best round's seconds per call
+    spread: float       # relative spread of the rounds
+    noisy: bool         # still above max_spread after the retries
+    tries: int
+
+
+def _rounds(call, rounds: int, round_s: float, clock) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        n, start = 0, clock()
+        while True:
+            call()
+            n += 1
+            elapsed = clock() - start
+            if elapsed >= round_s:
+                break
+        out.append(elapsed / n)
+    return sorted(out)
+
+
+def measure(call, *, warmup: int = 3, rounds: int = 7, round_s: float = 0.02,
+            max_spread: float = 0.15, retries: int = 2, clock: str = "wall") -> Timing:
+    """Times ``call()`` (see the module's docstring)."""
+    if clock not in ("wall", "cpu"):
+        raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}")
+    read = time.process_time if clock == "cpu" else time.perf_counter
+    for _ in range(warmup):
+        call()
+    tries = 0
+    while True:
+        tries += 1
+        times = _rounds(call, rounds, round_s, read)
+        best = times[0]
+        spread = (times[min(2, len(times) - 1)] - best) / best if best > 0 else 0.0
+        if spread <= max_spread or tries > retries:
+            return Timing(best, spread, spread > max_spread, tries)

@@ -1,0 +1,261 @@
+"""strata.tune: search the tiles of each heavy op, measure, keep the winners in the record.
+
+Per matmul that strata-vectorize tiles (convs become matmuls first, so they count;
+signatures from passes/tuning.py, found at the ``layout`` level), the search
+tries the choices the strategy exposes: packed panels (micro-kernel) or tiles in
+place, the packed cache tile (``pm x pn x pk``), the in-place cache tile
+(``cm x cn x ck``) and register rows (``rm``). Each candidate is the whole
+function compiled with that op's tiles (the other ops at their best so far) and
+timed by autotune/measure.py (warm-up, rounds, noisy ones re-taken then rejected);
+its result is checked against the default build's. A winner must beat the
+default by ``margin``, then the two are timed again, interleaved, and the entry
+(runtime/tuning_record.py) records both times. ``executor="ray"`` sends the
+candidate builds and measurements to Ray tasks (autotune/ray_executor.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["tune", "TuneResult", "candidates", "heavy_ops", "evaluate"]
+
+_PACKED = [(64, 256, 256), (128, 128, 256), (128, 256, 128), (128, 256, 512),
+           (256, 256, 256), (64, 128, 128), (128, 512, 256), (256, 512, 128)]
+_IN_PLACE = [(32, 64, 128), (64, 64, 256), (32, 128, 64), (128, 128, 128), (16, 256, 128),
+             (64, 256, 64), (64, 128, 256)]
+
+
+def _parse(signature: str):
+    b, m, n, k, dtype = signature.split("x")
+    return int(b), int(m), int(n), int(k), dtype
+
+
+def _all_configs() -> list[dict]:
+    """Every config tried, the default (``{}``) first; heavy_ops keeps, per op, the first
+    of each group that gives it the same code."""
+    in_place = [{"cache_m": cm, "cache_n": cn, "cache_k": ck} for cm, cn, ck in _IN_PLACE]
+    in_place += [{"register_m": rm} for rm in (4, 2)]
+    return ([{}] + [{"pack_m": pm, "pack_n": pn, "pack_k": pk} for pm, pn, pk in _PACKED] +
+            in_place + [{"pack": False, **c} for c in in_place])
+
+
+def _same_code_key(signature: str, plan: tuple):
+    """A plan with a packed cache tile no larger than the op needs (a larger one makes
+    the same loops): two configs with equal keys make the same code."""
+    if plan[0] != "packed":
+        return plan
+    _, m, n, k, _ = _parse(signature)
+    (mr, nr), (rows, columns, depth) = plan[1], plan[2]
+    return (plan[0], plan[1], (min(rows, -(-m // mr) * mr), min(columns, -(-n // nr) * nr),
+                               min(depth, k)), plan[3])
+
+
+def candidates(plans: list[tuple], signature: str) -> list[dict]:
+    """The configs worth measuring for one op: of ``_all_configs()`` (whose plans for the
+    op are ``plans``), the first of each distinct code."""
+    seen, out = set(), []
+    for config, plan in zip(_all_configs(), plans, strict=True):
+        key = _same_code_key(signature, plan)
+        if key not in seen:
+            seen.add(key)
+            out.append(config)
+    return out
+
+
+def heavy_ops(fn, args, threads: int, blas: str) -> dict[str, list[dict]]:
+    """Per matmul that strata-vectorize tiles in ``fn(*args)`` (its signature, in program
+    order), the configs to measure: the default first, then one per distinct code."""
+    from ..passes.vectorize import matmul_plans
+    from ..runtime.api import compile as strata_compile
+    from ..runtime.tuning_record import forced
+
+    with forced(""):
+        module = strata_compile(fn, *args, compile_to="layout", threads=threads, blas=blas)
+    plans = matmul_plans(module.mlir.operation, _all_configs(), threads)
+    return {signature: candidates(p, signature) for signature, p in plans.items()}
+
+
+def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
+    """Builds ``fn`` with the ``tuned`` tiles and times it (a local call or a Ray task):
+    ``{"seconds", "spread", "noisy", "out", "target"}``."""
+    from ..runtime.api import compile as strata_compile
+    from ..runtime.tuning_record import forced, target_key
+    from .measure import measure
+
+    timing = dict(timing)
+    exclusive = timing.pop("exclusive", False)
+    with forced(tuned):
+        program = strata_compile(fn, *args, threads=threads, blas=blas)
+    out = program(*args)
+    with _measuring_alone(exclusive):
+        t = measure(lambda: program(*args), **timing)
+    return {"seconds": t.seconds, "spread": t.spread, "noisy": t.noisy, "out": out,
+            "target": target_key(), "tuned": tuned}
+
+
+class _measuring_alone:  # noqa: N801 - a context manager
+    """With ``exclusive``, holds a lock file shared by the processes of this machine
+    while timing: Ray tasks build side by side but measure one at a time per node."""
+
+    def __init__(self, exclusive: bool):
+        self.exclusive, self.file = exclusive, None
+
+    def __enter__(self):
+        if self.exclusive:
+            import fcntl
+            import tempfile
+
+            self.file = open(os.path.join(tempfile.gettempdir(), "strata-tune-measure.lock"),
+                             "w")
+            fcntl.flock(self.file, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        if self.file is not None:
+            self.file.close()  # releases the lock
+
+
+@dataclass
+class TuneResult:
+    """What strata.tune did: one entry per op (as saved in the record) and a table."""
+
+    entries: list[dict] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)   # noisy, wrong or foreign candidates
+    record: str | None = None
+
+    def table(self) -> str:
+        if not self.entries:
+            return ("no op to tune: no matmul (or conv, as matmuls) that strata-vectorize "
+                    "tiles; those run as BLAS calls are not tuned")
+        lines = [f"{'op':<24} {'default':>11} {'tuned':>11} {'speedup':>8}  "
+                 f"{'tried':>5}  config"]
+        for e in self.entries:
+            config = " ".join(f"{k}={v}" for k, v in sorted(e["config"].items())) or \
+                "(default is best)"
+            lines.append(f"{e['op']:<24} {e['default_s'] * 1e6:>8.1f} us "
+                         f"{e['tuned_s'] * 1e6:>8.1f} us {e['default_s'] / e['tuned_s']:>7.2f}x"
+                         f"  {e['candidates']:>5}  {config}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _close(out, ref) -> bool:
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    refs = ref if isinstance(ref, (tuple, list)) else (ref,)
+    for o, r in zip(outs, refs, strict=True):
+        o, r = np.asarray(o, np.float64), np.asarray(r, np.float64)
+        if o.shape != r.shape:
+            return False
+        scale = max(1.0, float(np.max(np.abs(r))) if r.size else 1.0)
+        if not np.allclose(o, r, rtol=2e-2, atol=2e-3 * scale):
+            return False
+    return True
+
+
+def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int | None = None,
+         blas: str = "auto", margin: float = 0.05, max_spread: float = 0.15,
+         rounds: int = 7, round_s: float = 0.02, save: bool = True,
+         ray_options: dict | None = None, clock: str | None = None) -> TuneResult:
+    """Tunes the heavy ops of ``fn(*args)``; see the module docstring.
+
+    ``budget``: seconds of search (the default of every op is always measured).
+    ``executor``: ``"local"`` (this process) or ``"ray"`` (Ray tasks; ray.init() is
+    called when Ray is not running). ``save``: write the winners to the record.
+    ``clock``: ``"wall"`` or ``"cpu"`` (default: CPU time for ``threads=1``, else wall).
+    """
+    from ..errors import StrataError
+    from ..passes.tuning import format_tuned
+    from ..runtime import tuning_record
+    from ..runtime.api import default_threads
+
+    if executor not in ("local", "ray"):
+        raise StrataError(f"unknown executor '{executor}' (executors: local, ray)",
+                          location="<strata.tune>")
+    fn = getattr(fn, "fn", fn)  # a strata.jit function: its Python function
+    threads = default_threads() if threads is None else threads
+    # single-threaded code is timed in CPU time: on a shared machine, the wall clock
+    # mostly measures the other processes (autotune/measure.py)
+    timing = {"rounds": rounds, "round_s": round_s, "max_spread": max_spread,
+              "clock": clock or ("cpu" if threads == 1 else "wall")}
+    deadline = time.monotonic() + budget
+    me = tuning_record.target_key()
+    if executor == "ray":
+        from .ray_executor import RayExecutor
+
+        ray_executor = RayExecutor(ray_options)
+
+        def run_all(texts):
+            return ray_executor.map(fn, args, texts, threads, blas,
+                                    {**timing, "exclusive": True})
+    else:
+        def run_all(texts):
+            return [evaluate(fn, args, t, threads, blas, timing) for t in texts]
+
+    result = TuneResult()
+    best: dict[str, dict] = {}
+    reference = None
+    for signature, configs in heavy_ops(fn, args, threads, blas).items():
+        texts = [format_tuned({**best, signature: c}) for c in configs]
+        measured: list[tuple[dict, dict]] = []
+        if executor == "ray":
+            outcomes = run_all(texts if time.monotonic() < deadline else texts[:1])
+            measured = list(zip(configs, outcomes, strict=False))
+        else:
+            for config, text in zip(configs, texts, strict=True):
+                if measured and time.monotonic() > deadline:
+                    break
+                measured.append((config, run_all([text])[0]))
+        default = None
+        good = []
+        for config, r in measured:
+            if "error" in r:
+                result.rejected.append(f"{signature} {config}: failed ({r['error']})")
+                continue
+            if r["target"] != me:
+                result.rejected.append(f"{signature} {config}: measured on another CPU type "
+                                       f"({r['target']['target']})")
+                continue
+            if reference is None and not config:
+                reference = r["out"]
+            if reference is not None and not _close(r["out"], reference):
+                result.rejected.append(f"{signature} {config}: wrong result")
+                continue
+            if r["noisy"]:
+                result.rejected.append(f"{signature} {config}: noisy (spread "
+                                       f"{r['spread']:.0%})")
+                continue
+            if not config:
+                default = r
+            good.append((config, r))
+        if default is None:
+            result.rejected.append(f"{signature}: the default could not be measured; "
+                                   "left untuned")
+            continue
+        config, winner = min(good, key=lambda cr: cr[1]["seconds"])
+        if not config or winner["seconds"] > default["seconds"] * (1 - margin):
+            config, winner = {}, default
+        default_s, tuned_s = default["seconds"], winner["seconds"]
+        if config:  # confirm: default and tuned again, interleaved, best of both
+            again = run_all([format_tuned(best), format_tuned({**best, signature: config})] * 2)
+            if all("error" not in a and a["target"] == me for a in again):
+                default_s = min(default_s, again[0]["seconds"], again[2]["seconds"])
+                tuned_s = min(tuned_s, again[1]["seconds"], again[3]["seconds"])
+            if tuned_s > default_s * (1 - margin):
+                config, tuned_s = {}, default_s
+        if config:
+            best[signature] = config
+        result.entries.append({"op": signature, **me, "threads": threads, "config": config,
+                               "default_s": default_s, "tuned_s": tuned_s,
+                               "candidates": len(measured), "executor": executor,
+                               "nodes": len({r.get("node") for _, r in good}),
+                               "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    if save and result.entries:
+        tuning_record.add(result.entries)
+        result.record = tuning_record.record_path()
+    return result
