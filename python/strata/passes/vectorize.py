@@ -135,7 +135,7 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
     return body
 
 
-def _packed_strategy(tag, reg, cache, batch, parallel=False):
+def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None):
     """The packed micro-kernel schedule for the one op carrying the attribute ``tag``.
 
     ``reg`` = (mr, nr): the register tile, rows x lanes (a multiple of the vector
@@ -147,7 +147,10 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False):
     outer product ``vector<mr> x vector<nr>`` into an accumulator that stays in
     registers across K. ``parallel``: the cache tiles of the M and N panels (and
     the batch) form an ``scf.forall``; K stays sequential, so results do not
-    depend on the thread count. The packs are lowered by strata-decompose."""
+    depend on the thread count. ``copies``: tile sizes (``_copy_tiles``) that make
+    the packs of A and B and the unpack of C ``scf.forall`` loops too (None where
+    a copy stays whole), so that no copy runs on one thread while the others
+    wait. The packs are lowered by strata-decompose."""
     mr, nr = reg
     lead = [0] if batch else []
     one = [1] if batch else []
@@ -159,9 +162,29 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False):
         outer = [0, 2, 1] if batch else [1, 0]
         gen = structured.PackTransposeOp(any_op(), any_op(), any_op(), b_pack,
                                          packed.packed_op, outer_perm=outer).packed_op
+        if copies is not None:
+            a_pack = transform.GetProducerOfOperand(any_op(), gen, 0)
+            b_pack = transform.GetProducerOfOperand(any_op(), gen, 1)
+            unpack = transform.GetConsumersOfResult(any_op(), gen, 0)
+            for handle, plan in zip((a_pack, b_pack, unpack), copies, strict=True):
+                if plan is not None:
+                    # chunks on threads, each copied by small vector tiles: LLVM does
+                    # not vectorize loops in the outlined parallel functions
+                    chunks, tile, vector_sizes = plan
+                    handle = handle.result
+                    if parallel:
+                        handle = structured.TileUsingForallOp(handle, tile_sizes=chunks).tiled_op
+                    tiled = structured.TileUsingForOp(handle, sizes=tile)
+                    structured.VectorizeOp(tiled.tiled_linalg_op, vector_sizes)
         panels = [max(1, cache[0] // mr), max(1, cache[1] // nr)]
         if parallel:
+            # C's zero fill (a pack of a fill, folded to a fill of the panels) moves
+            # into the loop: each thread clears the tiles it computes
+            apply_patterns(match_ops(root, ["func.func"]),
+                           transform.ApplyCanonicalizationPatternsOp)
+            init = transform.GetProducerOfOperand(any_op(), gen, 2 if not batch else 2)
             forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
+            structured.FuseIntoContainingOp(init, forall.forall_op)
             tiled = structured.TileUsingForOp(forall.tiled_op, sizes=one + [0, 0, cache[2]])
         else:
             tiled = structured.TileUsingForOp(gen, sizes=one + panels + [cache[2]])
@@ -196,6 +219,55 @@ def packed_tiles(lanes: int, cache=(128, 256, 256)):
     rows = max(mr, cache[0] // mr * mr)
     columns = max(nr, cache[1] // nr * nr)
     return (mr, nr), (rows, columns, cache[2])
+
+
+def _chunks(count: int, threads: int) -> int | None:
+    """How many equal chunks ``count`` whole units split into for ``threads`` threads:
+    a multiple of ``threads`` that divides ``count`` (at most 4 per thread), else a
+    divisor of at least ``threads`` chunks, else None (too few units to share)."""
+    if count < threads:
+        return None
+    for per_thread in range(1, 5):
+        if count % (threads * per_thread) == 0:
+            return threads * per_thread
+    for chunks in range(threads + 1, min(count, 4 * threads) + 1):
+        if count % chunks == 0:
+            return chunks
+    return None
+
+
+def _copy_tiles(m, n, k, batches, reg, threads, batch):
+    """How the packs of A and B and the unpack of C (``_packed_strategy``) split
+    into equal chunks over ``threads`` threads: per copy (chunk tile sizes, vector
+    tile sizes, vector sizes), or None for a copy that stays whole: one whose dim
+    is not a multiple of its panel width (a chunk would then have a dynamic size)
+    or that has too few panels.
+
+    A pack's loops are its destination's outer dims (panels, K; batch first), the
+    unpack's are C's dims (M, N; batch first). A batch splits by batches. A pack
+    is copied 8 (or fewer, dividing K) K steps of one panel at a time (an 8 x mr
+    transpose for A), the unpack one mr x nr tile at a time."""
+    mr, nr = reg
+    kt = next(t for t in (8, 4, 2, 1) if k % t == 0)
+    if batch:
+        chunk = _chunks(batches, threads)
+        if chunk is None or m % mr or n % nr:
+            return None
+        step = batches // chunk
+        return (([step, 0, 0], [1, 1, kt], [1, 1, kt, mr]),
+                ([step, 0, 0], [1, 1, kt], [1, 1, kt, nr]),
+                ([step, 0, 0], [1, mr, nr], [1, 1, 1, mr, nr]))
+
+    def chunk(dim, width):
+        if dim % width:
+            return None
+        chunks = _chunks(dim // width, threads)
+        return None if chunks is None else dim // width // chunks
+
+    a, b = chunk(m, mr), chunk(n, nr)
+    return (None if a is None else ([a, 0], [1, kt], [1, kt, mr]),
+            None if b is None else ([b, 0], [1, kt], [1, kt, nr]),
+            None if a is None or n % nr else ([a * mr, 0], [mr, nr], [1, 1, mr, nr]))
 
 
 def _standard_maps(op, batch) -> bool:
@@ -441,7 +513,8 @@ class VectorizePass(Pass):
                         tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
                         parallel = (self.threads > 1 and tiles > 1 and
                                     2 * batches * m * n * k >= self.parallel_flops)
-                        tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
+                        copies = _copy_tiles(m, n, k, batches, reg, self.threads, batch)
+                        tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel, copies))
                     else:
                         tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
                 except ScriptError as e:
