@@ -166,16 +166,23 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None):
             a_pack = transform.GetProducerOfOperand(any_op(), gen, 0)
             b_pack = transform.GetProducerOfOperand(any_op(), gen, 1)
             unpack = transform.GetConsumersOfResult(any_op(), gen, 0)
+            loops = []
             for handle, plan in zip((a_pack, b_pack, unpack), copies, strict=True):
+                loops.append(None)
                 if plan is not None:
                     # chunks on threads, each copied by small vector tiles: LLVM does
                     # not vectorize loops in the outlined parallel functions
-                    chunks, tile, vector_sizes = plan
+                    chunks, tile, vector_sizes, count = plan
                     handle = handle.result
                     if parallel:
-                        handle = structured.TileUsingForallOp(handle, tile_sizes=chunks).tiled_op
+                        forall = structured.TileUsingForallOp(handle, tile_sizes=chunks)
+                        handle = forall.tiled_op
+                        loops[-1] = (forall.forall_op, count)
                     tiled = structured.TileUsingForOp(handle, sizes=tile)
                     structured.VectorizeOp(tiled.tiled_linalg_op, vector_sizes)
+            if loops[0] and loops[1] and loops[0][1] == loops[1][1]:
+                # both packs in one parallel loop: one start and join of the threads less
+                loop.LoopFuseSiblingOp(any_op(), loops[0][0], loops[1][0])
         panels = [max(1, cache[0] // mr), max(1, cache[1] // nr)]
         if parallel:
             # C's zero fill (a pack of a fill, folded to a fill of the panels) moves
@@ -244,7 +251,8 @@ def _copy_tiles(m, n, k, batches, reg, threads, batch):
     or that has too few panels.
 
     A pack's loops are its destination's outer dims (panels, K; batch first), the
-    unpack's are C's dims (M, N; batch first). A batch splits by batches. A pack
+    unpack's are C's dims (M, N; batch first); the last item of a plan is its
+    number of chunks. A batch splits by batches. A pack
     is copied 8 (or fewer, dividing K) K steps of one panel at a time (an 8 x mr
     transpose for A), the unpack one mr x nr tile at a time."""
     mr, nr = reg
@@ -254,9 +262,9 @@ def _copy_tiles(m, n, k, batches, reg, threads, batch):
         if chunk is None or m % mr or n % nr:
             return None
         step = batches // chunk
-        return (([step, 0, 0], [1, 1, kt], [1, 1, kt, mr]),
-                ([step, 0, 0], [1, 1, kt], [1, 1, kt, nr]),
-                ([step, 0, 0], [1, mr, nr], [1, 1, 1, mr, nr]))
+        return (([step, 0, 0], [1, 1, kt], [1, 1, kt, mr], chunk),
+                ([step, 0, 0], [1, 1, kt], [1, 1, kt, nr], chunk),
+                ([step, 0, 0], [1, mr, nr], [1, 1, 1, mr, nr], chunk))
 
     def chunk(dim, width):
         if dim % width:
@@ -265,9 +273,10 @@ def _copy_tiles(m, n, k, batches, reg, threads, batch):
         return None if chunks is None else dim // width // chunks
 
     a, b = chunk(m, mr), chunk(n, nr)
-    return (None if a is None else ([a, 0], [1, kt], [1, kt, mr]),
-            None if b is None else ([b, 0], [1, kt], [1, kt, nr]),
-            None if a is None or n % nr else ([a * mr, 0], [mr, nr], [1, 1, mr, nr]))
+    return (None if a is None else ([a, 0], [1, kt], [1, kt, mr], m // mr // a),
+            None if b is None else ([b, 0], [1, kt], [1, kt, nr], n // nr // b),
+            None if a is None or n % nr else ([a * mr, 0], [mr, nr], [1, 1, mr, nr],
+                                              m // mr // a))
 
 
 def _standard_maps(op, batch) -> bool:
