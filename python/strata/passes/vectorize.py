@@ -189,9 +189,12 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None):
             # into the loop: each thread clears the tiles it computes
             apply_patterns(match_ops(root, ["func.func"]),
                            transform.ApplyCanonicalizationPatternsOp)
-            init = transform.GetProducerOfOperand(any_op(), gen, 2 if not batch else 2)
+            init = transform.GetProducerOfOperand(any_op(), gen, 2)
             forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
-            structured.FuseIntoContainingOp(init, forall.forall_op)
+            fill = structured.FuseIntoContainingOp(init, forall.forall_op).fused_op
+            # as vector stores (LLVM leaves loops in parallel functions scalar)
+            fill_tiles = structured.TileUsingForOp(fill, sizes=one + [1, 1])
+            structured.VectorizeOp(fill_tiles.tiled_linalg_op, one + [1, 1, mr, nr])
             tiled = structured.TileUsingForOp(forall.tiled_op, sizes=one + [0, 0, cache[2]])
         else:
             tiled = structured.TileUsingForOp(gen, sizes=one + panels + [cache[2]])
@@ -277,6 +280,33 @@ def _copy_tiles(m, n, k, batches, reg, threads, batch):
             None if b is None else ([b, 0], [1, kt], [1, kt, nr], n // nr // b),
             None if a is None or n % nr else ([a * mr, 0], [mr, nr], [1, 1, mr, nr],
                                               m // mr // a))
+
+
+_UNPACK_DEST = "strata.unpack_dest"
+
+
+def _mark_zero_init(op):
+    """Marks the ``linalg.fill`` that makes C (a packed matmul's output) when the
+    matmul is its only user; returns it, or None."""
+    c = op.operands[len(op.operands) - 1]
+    owner = c.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "linalg.fill" or \
+            len(list(c.uses)) != 1:
+        return None
+    owner.operation.attributes[_UNPACK_DEST] = ir.UnitAttr.get()
+    return owner
+
+
+def _drop_overwritten_fill(module) -> None:
+    """The fill marked by ``_mark_zero_init``, now only the destination of C's unpack
+    (the packed fill feeds the product), goes: the unpack writes every element of C,
+    so it writes into the fill's empty tensor instead (a whole pass over C less)."""
+    for fill in collect_ops(module, lambda o: _UNPACK_DEST in o.attributes):
+        del fill.attributes[_UNPACK_DEST]
+        users = [u.owner for u in fill.results[0].uses]
+        if len(users) == 1 and users[0].name in ("scf.forall", "scf.for", "linalg.unpack"):
+            fill.results[0].replace_all_uses_with(fill.operands[1])
+            fill.erase()
 
 
 def _standard_maps(op, batch) -> bool:
@@ -523,7 +553,10 @@ class VectorizePass(Pass):
                         parallel = (self.threads > 1 and tiles > 1 and
                                     2 * batches * m * n * k >= self.parallel_flops)
                         copies = _copy_tiles(m, n, k, batches, reg, self.threads, batch)
+                        zero_c = _mark_zero_init(op)
                         tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel, copies))
+                        if zero_c is not None:
+                            _drop_overwritten_fill(module)
                     else:
                         tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
                 except ScriptError as e:
