@@ -55,6 +55,21 @@ packs are lowered by strata-decompose (tensor.pad + expand_shape + transpose):
       ...
     %0 = linalg.unpack %r ... into %c
 
+A pack or unpack along dims that are whole panels (M a multiple of mr for A and
+C, N of nr for B and C) is instead copied by vector tiles: 8 K steps of an A
+panel as one ``vector<8 x mr>`` transpose, 8 rows of a B panel, one ``mr x nr``
+tile of C; C's zero fill then only feeds the product, as the copy writes all of
+C. With threads these copies are ``scf.forall`` loops too (both packs in one,
+C's by row blocks), and each thread clears the C panels it computes, so that no
+copy runs on one thread while the others wait (LLVM leaves loops in the outlined
+parallel functions scalar, hence the explicit vectors):
+
+    %pa, %pb = scf.forall (%t) in (2) {               // A rows, B columns by halves
+      vector.transpose (vector.transfer_read %a[..] : vector<8x8>) ...
+      vector.transfer_read %b[..] : vector<8x32> ...
+    %pc = scf.forall (%i, %j) in (..) { fill(0) of its C panels; the K loops above }
+    %0 = scf.forall (%t) in (2) { vector.transfer_write (%pc tile : vector<8x32>), %c[..] }
+
 The contractions are lowered to FMAs later by strata-lower-vectors (after
 bufferization). Other linalg ops are left to LLVM's loop vectorizer.
 """
