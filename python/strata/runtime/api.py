@@ -40,7 +40,7 @@ from ..frontend.locations import location_text
 from ..frontend.scopes import param_names, spec_of
 from ..frontend.tensor import TensorSpec
 from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
-from .engine import _char_at, address
+from .engine import _char_at, _set_shape, address
 from .log import logger
 from .variants import Variants
 
@@ -310,13 +310,49 @@ class DynamicFunction(CompiledFunction):
         super().__init__(*args)
         self.shapes = shapes
         self._checked: set = set()
+        # input shapes -> (output (shape, dtype)s, every descriptor's shape): the warm
+        # path of a shape seen before sets only addresses, and shapes when they changed
+        self._entries: dict = {}
 
     def run_if_ready(self, arrays):
-        for a in arrays:
-            flags = a.flags
-            if not (flags.c_contiguous and flags.aligned):
+        entry = self._entries.get(tuple([a.shape for a in arrays]))
+        if entry is None:
+            for a in arrays:
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+            return self.run(arrays)
+        outs_spec, shapes = entry
+        descs, call = self.kernel.thread_state()
+        local = self._local
+        if getattr(local, "entry", None) is not entry:
+            for desc, shape in zip(descs, shapes, strict=False):
+                _set_shape(desc, shape)
+            local.entry = entry
+        masks = self._masks
+        for i, a in enumerate(arrays):
+            try:
+                p = _addressof(_char_at(a))
+            except (TypeError, ValueError):
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+                p = a.ctypes.data
+            if p & masks[i]:
                 return None
-        return self.run(arrays)
+            desc = descs[i]
+            desc.allocated = desc.aligned = p
+        i = len(arrays)
+        outs = [np.empty(s, d) for s, d in outs_spec]
+        for o in outs:
+            desc = descs[i]
+            desc.allocated = desc.aligned = address(o)
+            i += 1
+        if self.workspace:
+            desc = descs[i]
+            desc.allocated = desc.aligned = self._workspace()
+        call()
+        return outs
 
     def run(self, arrays):
         specs = [(a.shape, d) for a, (_, d) in zip(arrays, self.arg_specs, strict=True)]
@@ -329,9 +365,12 @@ class DynamicFunction(CompiledFunction):
         outs = [np.empty(s, numpy_dtype(d)) for s, d in results]
         pointers = [address(a) for a in arrays] + [address(o) for o in outs]
         shapes = [a.shape for a in arrays] + [o.shape for o in outs]
+        if len(self._entries) < 4096:
+            self._entries[key] = ([(o.shape, o.dtype) for o in outs], list(shapes))
         if self.workspace:
             pointers.append(self._workspace())
             shapes.append((self.workspace,))
+        self._local.entry = None  # call_shaped sets every shape
         self.kernel.call_shaped(pointers, shapes)
         return outs
 
@@ -673,7 +712,8 @@ class JitFunction:
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
                  dynamic: dict | None = None, automatic_dynamic: bool = False,
-                 max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
+                 max_recompiles: int | None = None, blas: str = "auto", timing: bool = False,
+                 buckets: dict | None = None):
         self.fn = fn
         self.timing = timing
         self.fusion = fusion
@@ -694,6 +734,20 @@ class JitFunction:
         self._failed_dynamic: set = set()  # dims a dynamic compile could not handle
         self._lock = threading.RLock()
         self._last = (None, None)  # (key, variant) of the latest call
+        self.bucket_rules = buckets
+        self._buckets = None
+        if buckets:
+            from .buckets import BucketPolicy
+
+            self._buckets = BucketPolicy(fn, buckets)
+
+    def bucket_costs(self) -> dict:
+        """What shape buckets cost so far (runtime/buckets.py): calls, padded calls, rows
+        asked for vs padded, seconds spent padding and slicing, calls per bucket."""
+        if self._buckets is None:
+            raise StrataError(f"{self.__name__}: no shape buckets (strata.jit(buckets=...))",
+                              location=location_text())
+        return self._buckets.stats.as_dict()
 
     def signature_of(self, args):
         names = _param_names(self.fn, len(args))
@@ -707,6 +761,11 @@ class JitFunction:
         return trace(self.fn, *args)
 
     def __call__(self, *args):
+        if self._buckets is not None:  # pads, calls _call, slices the results back
+            return self._buckets.call(self._call, args)
+        return self._call(*args)
+
+    def _call(self, *args):
         # The warm path keys on (shape, dtype) / Python type only; the full spec checks
         # (with their error messages) run when a signature is first seen. The variant
         # of the previous call is kept beside its key: a repeated signature skips even
@@ -955,7 +1014,7 @@ class JitFunction:
 
         options = dict(fusion=self.fusion, opt_level=self.opt_level, layout=self.layout,
                        threads=self.threads, automatic_dynamic=self.automatic_dynamic,
-                       blas=self.blas)
+                       blas=self.blas, buckets=self.bucket_rules)
         return measure_costs(lambda: JitFunction(self.fn, **options), args,
                              _param_names(self.fn, len(args)))
 
@@ -1027,7 +1086,8 @@ def _param_names(fn, n):
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
         threads: int | None = None, max_variants: int | None = None,
         dynamic: dict | None = None, automatic_dynamic: bool = False,
-        max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
+        max_recompiles: int | None = None, blas: str = "auto", timing: bool = False,
+        buckets: dict | None = None):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     numpy arrays the function captures (closures, globals) are constants read at
@@ -1040,8 +1100,10 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     ``dynamic={"x": [0]}`` compiles dim 0 of ``x`` as dynamic (``?``) from the first call:
     one variant serves every size >= 2 of it. ``automatic_dynamic``: when a dim takes a
     second value, recompile once with that dim dynamic (logged under
-    ``STRATA_LOG=recompiles``). Off by default: code with dynamic dims is not yet tiled
-    and vectorized like static code (a dynamic matmul runs tens of times slower).
+    ``STRATA_LOG=recompiles``). Off by default. A function row-independent along its
+    dynamic dim (rows of a batch) runs as a loop over static blocks of rows
+    (strata-row-blocks) at about the speed of static code; other dynamic code is not
+    tiled and vectorized like static code (a dynamic matmul runs tens of times slower).
     ``max_recompiles`` (default ``STRATA_MAX_RECOMPILES``, else 8): past that many
     variants for one set of argument dtypes and ranks, the changing dims become dynamic
     (with a StrataPerformanceWarning), or, if that cannot be compiled, a call raises a
@@ -1051,12 +1113,17 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     or ``never`` (see runtime/blas.py).
     ``timing``: keep each compile's profile (phases and MLIR's per-pass timing of every
     level) for ``f.compile_profile()``; ``STRATA_TIMING=1`` does so and prints each one.
+    ``buckets={"x": {0: "pow2"}}`` (or ``{0: [16, 64, 256]}``): pad that dim of ``x`` with
+    zero rows up to its bucket and slice the results back, so each bucket compiles one
+    static variant; checked once to be sound (padded rows cannot change a real row),
+    else a StrataError says why (runtime/buckets.py). ``f.bucket_costs()``: what padding
+    cost.
     The function may be called from several threads at once.
     """
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
                    max_variants=max_variants, dynamic=dynamic,
                    automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,
-                   blas=blas, timing=timing)
+                   blas=blas, timing=timing, buckets=buckets)
     if fn is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(fn, **options)
