@@ -85,3 +85,57 @@ func.func @no_softmax(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = linalg.transpose ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) permutation = [0]
   return %1 : tensor<4xf32>
 }
+
+// -----
+
+// A pack whose tiles divide its source pads nothing: no tensor.pad (it would
+// bufferize to a fill and a copy), the expand_shape reads the source itself.
+// CHECK-LABEL: func.func @pack_divisible
+// CHECK-SAME: (%[[A:.+]]: tensor<16x12xf32>)
+// CHECK-NOT: linalg.pack
+// CHECK-NOT: tensor.pad
+// CHECK: %[[X:.+]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [2, 8, 12]
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[X]] : tensor<2x8x12xf32>) outs(%{{.+}} : tensor<2x12x8xf32>) permutation = [0, 2, 1]
+// CHECK: return %[[T]]
+// A padded pack keeps its pad.
+// CHECK-LABEL: func.func @pack_padded
+// CHECK: tensor.pad %{{.+}} low[0, 0] high[3, 0]
+// CHECK: linalg.transpose
+func.func @pack_divisible(%a: tensor<16x12xf32>) -> tensor<2x12x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x12x8xf32>
+  %p = linalg.pack %a padding_value(%cst : f32) inner_dims_pos = [0] inner_tiles = [8] into %e : tensor<16x12xf32> -> tensor<2x12x8xf32>
+  return %p : tensor<2x12x8xf32>
+}
+func.func @pack_padded(%a: tensor<13x12xf32>) -> tensor<2x12x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x12x8xf32>
+  %p = linalg.pack %a padding_value(%cst : f32) inner_dims_pos = [0] inner_tiles = [8] into %e : tensor<13x12xf32> -> tensor<2x12x8xf32>
+  return %p : tensor<2x12x8xf32>
+}
+
+// -----
+
+// An unpack that keeps every element transposes straight into its destination
+// (expanded to the packed shape): no temporary, no copy. One that drops padding
+// keeps the copy of the slice.
+// CHECK-LABEL: func.func @unpack_whole
+// CHECK-SAME: (%[[P:.+]]: tensor<2x3x8x4xf32>, %[[C:.+]]: tensor<16x12xf32>)
+// CHECK-NOT: linalg.unpack
+// CHECK: %[[X:.+]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2, 3]] output_shape [2, 8, 3, 4]
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[P]] : tensor<2x3x8x4xf32>) outs(%[[X]] : tensor<2x8x3x4xf32>) permutation = [0, 2, 1, 3]
+// CHECK: %[[R:.+]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2, 3]] : tensor<2x8x3x4xf32> into tensor<16x12xf32>
+// CHECK-NOT: linalg.copy
+// CHECK: return %[[R]]
+// CHECK-LABEL: func.func @unpack_part
+// CHECK: linalg.transpose
+// CHECK: %[[S:.+]] = tensor.extract_slice %{{.+}}[0, 0] [13, 12] [1, 1]
+// CHECK: linalg.copy ins(%[[S]] : tensor<13x12xf32>)
+func.func @unpack_whole(%p: tensor<2x3x8x4xf32>, %c: tensor<16x12xf32>) -> tensor<16x12xf32> {
+  %u = linalg.unpack %p inner_dims_pos = [0, 1] inner_tiles = [8, 4] into %c : tensor<2x3x8x4xf32> -> tensor<16x12xf32>
+  return %u : tensor<16x12xf32>
+}
+func.func @unpack_part(%p: tensor<2x3x8x4xf32>, %c: tensor<13x12xf32>) -> tensor<13x12xf32> {
+  %u = linalg.unpack %p inner_dims_pos = [0, 1] inner_tiles = [8, 4] into %c : tensor<2x3x8x4xf32> -> tensor<13x12xf32>
+  return %u : tensor<13x12xf32>
+}

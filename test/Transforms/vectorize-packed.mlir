@@ -100,3 +100,53 @@ func.func @transposed_b(%a: tensor<96x64xf32>, %b: tensor<80x64xf32>, %c: tensor
        ins(%a, %b : tensor<96x64xf32>, tensor<80x64xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
   return %0 : tensor<96x80xf32>
 }
+
+// -----
+
+// Dims that are multiples of the panels: the packs and the unpack become vector
+// copies (an 8x8 transpose per 8 K steps of an A panel, 8x32 rows of B, one 8x32
+// tile of C at a time) instead of linalg.pack / linalg.unpack; C's zero fill only
+// feeds the packed product (the unpack writes every element of C). With threads
+// the two packs share one scf.forall, the product's forall clears its own C
+// panels, and the unpack is a third forall writing row blocks of C.
+// Z-LABEL: func.func @packed_divisible
+// Z-SAME: (%[[A:[a-z0-9]+]]: tensor<64x48xf32>, %[[B:[a-z0-9]+]]: tensor<48x64xf32>)
+// Z-NOT: linalg.pack
+// Z: %[[E:.+]] = tensor.empty() : tensor<64x64xf32>
+// Z: tensor.extract_slice %[[A]]{{.*}} [8, 8] [1, 1] : tensor<64x48xf32> to tensor<8x8xf32>
+// Z: vector.transpose %{{.+}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// Z: tensor.extract_slice %[[B]]{{.*}} [8, 32] [1, 1] : tensor<48x64xf32> to tensor<8x32xf32>
+// Z: %[[Z:.+]] = linalg.fill {{.*}} -> tensor<8x2x8x32xf32>
+// Z: %[[R:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[Z]])
+// Z: vector.contract
+// Z: %[[U:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[E]]) -> (tensor<64x64xf32>)
+// Z: tensor.extract_slice %[[R]]{{.*}} [1, 1, 8, 32] [1, 1, 1, 1]
+// Z: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// Z-NOT: linalg.unpack
+// Z-NOT: linalg.fill
+// Z: return %[[U]]
+// AVX2: 64 rows are no whole number of 6-row panels, so A keeps its padded pack.
+// Y-LABEL: func.func @packed_divisible
+// Y: linalg.pack {{.*}} inner_tiles = [6] {{.*}} -> tensor<11x48x6xf32>
+// Y-NOT: linalg.pack
+// Y: vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<1x8x16xf32>
+// Y: linalg.unpack
+// PAR-LABEL: func.func @packed_divisible
+// PAR: %[[P:.+]]:2 = scf.forall (%{{.+}}) in (2) shared_outs
+// PAR: vector.transpose
+// PAR: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x8x32xf32>
+// PAR: %[[C:.+]] = scf.forall (%{{.+}}, %{{.+}}) in (2, 2)
+// PAR-NOT: linalg.fill
+// PAR: vector.transfer_write %{{.+}} : vector<8x32xf32>, tensor<1x1x8x32xf32>
+// PAR: vector.contract
+// PAR: scf.forall (%{{.+}}) in (2)
+// PAR: tensor.extract_slice %[[C]]
+// PAR-NOT: linalg.unpack
+// PAR: return
+func.func @packed_divisible(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> tensor<64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

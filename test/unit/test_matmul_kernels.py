@@ -45,7 +45,12 @@ WIDTHS = [
 # (M, N, K): few rows / columns (unpacked register tiles), and packed panels with
 # partial (padded) panels in every dim
 SHAPES = [(1, 7, 17), (7, 257, 33), (257, 1, 100), (33, 17, 257), (100, 100, 257),
-          (257, 257, 33), (257, 100, 7), (100, 257, 1)]
+          (257, 257, 33), (257, 100, 7), (100, 257, 1),
+          # whole panels on both widths (8 x 32 and 6 x 16): the packs and the unpack
+          # are vector copies, on threads past parallel-flops; K not a multiple of 8
+          (240, 192, 388), (96, 64, 9),
+          # whole A panels, padded B panels: only A's pack is a vector copy
+          (240, 200, 388)]
 
 
 @pytest.fixture
@@ -103,7 +108,8 @@ def test_matmul_epilogue_and_thread_counts_agree(features, threads):
 
 @pytest.mark.parametrize("features", WIDTHS, indirect=True)
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("bmnk", [(3, 7, 17, 33), (2, 100, 257, 17), (2, 257, 100, 100)],
+@pytest.mark.parametrize("bmnk", [(3, 7, 17, 33), (2, 100, 257, 17), (2, 257, 100, 100),
+                                  (4, 192, 96, 240)],  # whole panels: copies by batch
                          ids=str)
 def test_batch_matmul(features, threads, bmnk):
     batch, m, n, k = bmnk

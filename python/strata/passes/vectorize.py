@@ -55,6 +55,21 @@ packs are lowered by strata-decompose (tensor.pad + expand_shape + transpose):
       ...
     %0 = linalg.unpack %r ... into %c
 
+A pack or unpack along dims that are whole panels (M a multiple of mr for A and
+C, N of nr for B and C) is instead copied by vector tiles: 8 K steps of an A
+panel as one ``vector<8 x mr>`` transpose, 8 rows of a B panel, one ``mr x nr``
+tile of C; C's zero fill then only feeds the product, as the copy writes all of
+C. With threads these copies are ``scf.forall`` loops too (both packs in one,
+C's by row blocks), and each thread clears the C panels it computes, so that no
+copy runs on one thread while the others wait (LLVM leaves loops in the outlined
+parallel functions scalar, hence the explicit vectors):
+
+    %pa, %pb = scf.forall (%t) in (2) {               // A rows, B columns by halves
+      vector.transpose (vector.transfer_read %a[..] : vector<8x8>) ...
+      vector.transfer_read %b[..] : vector<8x32> ...
+    %pc = scf.forall (%i, %j) in (..) { fill(0) of its C panels; the K loops above }
+    %0 = scf.forall (%t) in (2) { vector.transfer_write (%pc tile : vector<8x32>), %c[..] }
+
 The contractions are lowered to FMAs later by strata-lower-vectors (after
 bufferization). Other linalg ops are left to LLVM's loop vectorizer.
 """
@@ -138,7 +153,7 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
     return body
 
 
-def _packed_strategy(tag, reg, cache, batch, parallel=False):
+def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None):
     """The packed micro-kernel schedule for the one op carrying the attribute ``tag``.
 
     ``reg`` = (mr, nr): the register tile, rows x lanes (a multiple of the vector
@@ -150,7 +165,10 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False):
     outer product ``vector<mr> x vector<nr>`` into an accumulator that stays in
     registers across K. ``parallel``: the cache tiles of the M and N panels (and
     the batch) form an ``scf.forall``; K stays sequential, so results do not
-    depend on the thread count. The packs are lowered by strata-decompose."""
+    depend on the thread count. ``copies``: tile sizes (``_copy_tiles``) that make
+    the packs of A and B and the unpack of C ``scf.forall`` loops too (None where
+    a copy stays whole), so that no copy runs on one thread while the others
+    wait. The packs are lowered by strata-decompose."""
     mr, nr = reg
     lead = [0] if batch else []
     one = [1] if batch else []
@@ -162,9 +180,39 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False):
         outer = [0, 2, 1] if batch else [1, 0]
         gen = structured.PackTransposeOp(any_op(), any_op(), any_op(), b_pack,
                                          packed.packed_op, outer_perm=outer).packed_op
+        if copies is not None:
+            a_pack = transform.GetProducerOfOperand(any_op(), gen, 0)
+            b_pack = transform.GetProducerOfOperand(any_op(), gen, 1)
+            unpack = transform.GetConsumersOfResult(any_op(), gen, 0)
+            loops = []
+            for handle, plan in zip((a_pack, b_pack, unpack), copies, strict=True):
+                loops.append(None)
+                if plan is not None:
+                    # chunks on threads, each copied by small vector tiles: LLVM does
+                    # not vectorize loops in the outlined parallel functions
+                    chunks, tile, vector_sizes, count = plan
+                    handle = handle.result
+                    if parallel:
+                        forall = structured.TileUsingForallOp(handle, tile_sizes=chunks)
+                        handle = forall.tiled_op
+                        loops[-1] = (forall.forall_op, count)
+                    tiled = structured.TileUsingForOp(handle, sizes=tile)
+                    structured.VectorizeOp(tiled.tiled_linalg_op, vector_sizes)
+            if loops[0] and loops[1] and loops[0][1] == loops[1][1]:
+                # both packs in one parallel loop: one start and join of the threads less
+                loop.LoopFuseSiblingOp(any_op(), loops[0][0], loops[1][0])
         panels = [max(1, cache[0] // mr), max(1, cache[1] // nr)]
         if parallel:
+            # C's zero fill (a pack of a fill, folded to a fill of the panels) moves
+            # into the loop: each thread clears the tiles it computes
+            apply_patterns(match_ops(root, ["func.func"]),
+                           transform.ApplyCanonicalizationPatternsOp)
+            init = transform.GetProducerOfOperand(any_op(), gen, 2)
             forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
+            fill = structured.FuseIntoContainingOp(init, forall.forall_op).fused_op
+            # as vector stores (LLVM leaves loops in parallel functions scalar)
+            fill_tiles = structured.TileUsingForOp(fill, sizes=one + [1, 1])
+            structured.VectorizeOp(fill_tiles.tiled_linalg_op, one + [1, 1, mr, nr])
             tiled = structured.TileUsingForOp(forall.tiled_op, sizes=one + [0, 0, cache[2]])
         else:
             tiled = structured.TileUsingForOp(gen, sizes=one + panels + [cache[2]])
@@ -199,6 +247,84 @@ def packed_tiles(lanes: int, cache=(128, 256, 256)):
     rows = max(mr, cache[0] // mr * mr)
     columns = max(nr, cache[1] // nr * nr)
     return (mr, nr), (rows, columns, cache[2])
+
+
+def _chunks(count: int, threads: int) -> int | None:
+    """How many equal chunks ``count`` whole units split into for ``threads`` threads:
+    a multiple of ``threads`` that divides ``count`` (at most 4 per thread), else a
+    divisor of at least ``threads`` chunks, else None (too few units to share)."""
+    if count < threads:
+        return None
+    for per_thread in range(1, 5):
+        if count % (threads * per_thread) == 0:
+            return threads * per_thread
+    for chunks in range(threads + 1, min(count, 4 * threads) + 1):
+        if count % chunks == 0:
+            return chunks
+    return None
+
+
+def _copy_tiles(m, n, k, batches, reg, threads, batch):
+    """How the packs of A and B and the unpack of C (``_packed_strategy``) split
+    into equal chunks over ``threads`` threads: per copy (chunk tile sizes, vector
+    tile sizes, vector sizes), or None for a copy that stays whole: one whose dim
+    is not a multiple of its panel width (a chunk would then have a dynamic size)
+    or that has too few panels.
+
+    A pack's loops are its destination's outer dims (panels, K; batch first), the
+    unpack's are C's dims (M, N; batch first); the last item of a plan is its
+    number of chunks. A batch splits by batches. A pack
+    is copied 8 (or fewer, dividing K) K steps of one panel at a time (an 8 x mr
+    transpose for A), the unpack one mr x nr tile at a time."""
+    mr, nr = reg
+    kt = next(t for t in (8, 4, 2, 1) if k % t == 0)
+    if batch:
+        chunk = _chunks(batches, threads)
+        if chunk is None or m % mr or n % nr:
+            return None
+        step = batches // chunk
+        return (([step, 0, 0], [1, 1, kt], [1, 1, kt, mr], chunk),
+                ([step, 0, 0], [1, 1, kt], [1, 1, kt, nr], chunk),
+                ([step, 0, 0], [1, mr, nr], [1, 1, 1, mr, nr], chunk))
+
+    def chunk(dim, width):
+        if dim % width:
+            return None
+        chunks = _chunks(dim // width, threads)
+        return None if chunks is None else dim // width // chunks
+
+    a, b = chunk(m, mr), chunk(n, nr)
+    return (None if a is None else ([a, 0], [1, kt], [1, kt, mr], m // mr // a),
+            None if b is None else ([b, 0], [1, kt], [1, kt, nr], n // nr // b),
+            None if a is None or n % nr else ([a * mr, 0], [mr, nr], [1, 1, mr, nr],
+                                              m // mr // a))
+
+
+_UNPACK_DEST = "strata.unpack_dest"
+
+
+def _mark_zero_init(op):
+    """Marks the ``linalg.fill`` that makes C (a packed matmul's output) when the
+    matmul is its only user; returns it, or None."""
+    c = op.operands[len(op.operands) - 1]
+    owner = c.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "linalg.fill" or \
+            len(list(c.uses)) != 1:
+        return None
+    owner.operation.attributes[_UNPACK_DEST] = ir.UnitAttr.get()
+    return owner
+
+
+def _drop_overwritten_fill(module) -> None:
+    """The fill marked by ``_mark_zero_init``, now only the destination of C's unpack
+    (the packed fill feeds the product), goes: the unpack writes every element of C,
+    so it writes into the fill's empty tensor instead (a whole pass over C less)."""
+    for fill in collect_ops(module, lambda o: _UNPACK_DEST in o.attributes):
+        del fill.attributes[_UNPACK_DEST]
+        users = [u.owner for u in fill.results[0].uses]
+        if len(users) == 1 and users[0].name in ("scf.forall", "scf.for", "linalg.unpack"):
+            fill.results[0].replace_all_uses_with(fill.operands[1])
+            fill.erase()
 
 
 def _standard_maps(op, batch) -> bool:
@@ -457,17 +583,23 @@ class VectorizePass(Pass):
                 except OptionError as e:
                     self.fail_at(op.location, f"strata-vectorize: tuned tiles for {signature}: "
                                  f"{str(e).removeprefix('strata-vectorize: ')}")
-                chosen._vectorize_matmul(op, batch, (m, n, k), lanes, count, tags)
+                chosen._vectorize_matmul(module, op, batch, (m, n, k), lanes, count, tags)
                 count += 1
 
-    def _vectorize_matmul(self, op, batch, mnk, lanes, count, tags):
+    def _vectorize_matmul(self, module, op, batch, mnk, lanes, count, tags):
         plan = self.matmul_plan(op, batch, mnk, lanes)
         tag = tags.add(op, f"strata.vectorize_{count}")
         location = op.location
         try:
             if plan[0] == "packed":
                 _, reg, pcache, parallel = plan
-                tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel))
+                m, n, k = mnk
+                batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
+                copies = _copy_tiles(m, n, k, batches, reg, self.threads, batch)
+                zero_c = _mark_zero_init(op)
+                tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel, copies))
+                if zero_c is not None:
+                    _drop_overwritten_fill(module)
             else:
                 _, op_cache, op_reg, parallel, peel = plan
                 tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
