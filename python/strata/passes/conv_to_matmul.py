@@ -252,7 +252,7 @@ def _init(op, groups):
     return _collapse(init, groups)
 
 
-def _padded(x):
+def padded_as_copy(x):
     """``x``, or, if it is the zero padding ``tensor.insert_slice %v into fill(0)`` that
     strata-to-linalg emits, the same as a ``linalg.copy`` into the slice: it bufferizes
     to a vectorizable loop into a subview instead of a strided ``memref.copy`` (a
@@ -277,7 +277,7 @@ def _padded(x):
 def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
     """Builds im2col + matmul before ``op``; returns the 4-D result and the reassociation
     of the 4-D result into the matmul's result."""
-    x, w = _padded(op.operands[0]), op.operands[1]
+    x, w = padded_as_copy(op.operands[0]), op.operands[1]
     elem = rtype(x).element_type
     sh, sw = conv.strides
     dh, dw = conv.dilations

@@ -1,0 +1,244 @@
+"""strata-vectorize-depthwise: depthwise convs as FMAs over channel vectors (on tensors).
+
+A depthwise conv (``groups = C``) has no reduction over channels, so it is no
+matmul: strata-conv-to-matmul leaves it alone and, as a named op, it would
+become scalar loops. This pass gives every static NHWC
+``linalg.depthwise_conv_2d_nhwc_hwc`` with an f32 result a transform-dialect
+schedule: tiles of one output row x ``ow`` columns x ``c`` channels (``c`` a
+multiple of the vector width, ``ow`` x ``c / lanes`` accumulators held in
+registers), a loop over the window's rows, each tile decomposed into a 1-D
+depthwise conv (upstream ``transform.structured.decompose``) and vectorized
+(upstream's 1-D conv vectorizer: per window column a broadcast-free
+``vector.fma`` of an input row slice by the filter's channel vector):
+
+    %0 = linalg.depthwise_conv_2d_nhwc_hwc {strides = dense<1>, dilations = dense<1>}
+           ins(%xp, %w : tensor<1x114x114x32xf32>, tensor<3x3x32xf32>) outs(%init)
+  =>
+    scf.forall (%oh) ...                      // threads > 1: output rows on threads
+      scf.for %ow step 8, %c step 16 ...      // register tiles
+        scf.for %kh = 0 to 3 ...              // window rows; the accumulator carried
+          vector.transfer_read %xp[...] : vector<1x10x16xf32>     // 8 + 3 - 1 columns
+          vector.fma ... : vector<1x8x16xf32>  (x3, one per window column)
+
+NCHW depthwise convs (``linalg.depthwise_conv_2d_nchw_chw``) run the same way
+between two transposes: the input to NHWC, the filter to ``[KH, KW, C]`` (a
+constant folds), the result back to NCHW. Channel counts that are no multiple
+of the vector width take one masked tile per row; bf16 inputs (which LLVM 22's
+x86 backend cannot always vectorize, see strata-vectorize) are left to scalar
+loops.
+
+With ``report=true`` each decision is a remark at the conv's location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import linalg, tensor, transform
+from mlir.dialects.transform import structured, vector
+
+from ..codegen.host import f32_lanes
+from ..codegen.transform import ScriptError, Tags, apply_patterns, match_ops, match_tagged
+from ..errors import format_location
+from .base import Pass, collect_ops, option, threads_option
+from .conv_to_matmul import padded_as_copy
+from .layout_common import producer
+
+__all__ = ["VectorizeDepthwisePass", "register_tile"]
+
+DEBUG = False
+NHWC = "linalg.depthwise_conv_2d_nhwc_hwc"
+NCHW = "linalg.depthwise_conv_2d_nchw_chw"
+
+
+def register_tile(ow: int, c: int, kw: int, stride: int, lanes: int) -> tuple[int, int]:
+    """``(ow_tile, c_tile)``: output columns x channels of one register tile.
+
+    ``c_tile`` is one or two vectors (two when C has them, so fewer columns are
+    needed for enough independent FMAs); ``ow_tile`` columns bring the
+    accumulators to about 8 vectors, with the input slice
+    (``(ow_tile - 1) * stride + kw`` columns) and ``kw`` filter vectors the tile
+    stays within 28 registers with AVX-512 (32 zmm) and 16 with AVX2's 16 ymm
+    (one vector wide, fewer columns). A tile that divides ``ow`` is preferred
+    (no remainder tile)."""
+    regs = 32 if lanes >= 16 else 16
+    vecs = 2 if c >= 2 * lanes and c % (2 * lanes) == 0 and lanes >= 16 else 1
+    c_tile = vecs * lanes
+    best = 1
+    for cols in range(1, 17):
+        live = vecs * (cols + (cols - 1) * stride + kw + kw)
+        if live <= regs - 2 and vecs * cols <= 8:
+            best = cols
+    cols = min(best, ow)
+    for t in range(cols, max(1, cols // 2) - 1, -1):
+        if ow % t == 0:
+            return t, c_tile
+    return cols, c_tile
+
+
+def _schedule(tag, tile, parallel_rows, root_tag, extra_tag):
+    """The schedule for the NHWC depthwise conv tagged ``tag`` (dims n, oh, ow, c, kh, kw).
+
+    ``root_tag`` names the last op of its elementwise epilogue (the conv itself when it
+    has none): that op is tiled (rows on threads, then register tiles) and the conv,
+    its zero init and the epilogue are fused into its tiles; ``extra_tag`` marks the
+    epilogue ops and the init, vectorized in their tiles."""
+    ow_t, c_t = tile
+
+    def body(root):
+        op = match_tagged(root, root_tag)
+        if parallel_rows:
+            op = structured.FuseOp(op, tile_sizes=[1, parallel_rows], use_forall=True,
+                                   apply_cleanup=True).transformed
+        structured.FuseOp(op, tile_sizes=[1, 1, ow_t, c_t], apply_cleanup=True)
+        # the whole-tensor originals are dead now: erase them before matching the tiles
+        func = match_ops(root, ["func.func"])
+        apply_patterns(func, transform.ApplyCanonicalizationPatternsOp)
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+        conv = match_tagged(root, tag)
+        rows = structured.TileUsingForOp(conv, sizes=[0, 0, 0, 0, 1])
+        if DEBUG:
+            return
+        one_d = structured.DecomposeOp(rows.tiled_linalg_op)
+        structured.VectorizeOp(one_d)
+        if extra_tag:
+            structured.VectorizeOp(match_tagged(root, extra_tag))
+        func = match_ops(root, ["func.func"])
+        apply_patterns(func,
+                       vector.ApplyTransferPermutationPatternsOp,
+                       vector.ApplyLowerMaskedTransfersPatternsOp,
+                       vector.ApplyLowerMasksPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+        transform.ApplyCommonSubexpressionEliminationOp(func)
+
+    return body
+
+
+def _epilogue(op) -> list:
+    """The chain of elementwise ops that read ``op``'s result (each the only user of the
+    one before, all-parallel, identity maps on the chained value and the result)."""
+    chain, value = [], op.results[0]
+    shape = list(ir.RankedTensorType(value.type).shape)
+    while True:
+        users = list(value.uses)
+        if len(users) != 1:
+            return chain
+        user = users[0].owner
+        user = user.operation if hasattr(user, "operation") else user
+        if user.name != "linalg.generic" or len(user.results) != 1:
+            return chain
+        iters = [str(a) for a in ir.ArrayAttr(user.attributes["iterator_types"])]
+        maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(user.attributes["indexing_maps"])]
+        ident = ir.AffineMap.get_identity(len(shape))
+        n_in = len(user.operands) - 1
+        reads = [i for i in range(n_in) if user.operands[i] == value]
+        if (len(iters) != len(shape) or any("parallel" not in it for it in iters) or
+                maps[-1] != ident or len(reads) != 1 or maps[reads[0]] != ident or
+                list(ir.RankedTensorType(user.results[0].type).shape) != shape or
+                list(user.regions[0].blocks[0].arguments[-1].uses)):
+            return chain
+        chain.append(user)
+        value = user.results[0]
+
+
+def _static(op) -> bool:
+    types = [ir.RankedTensorType(v.type) for v in op.operands]
+    return (all(t.has_static_shape for t in types) and
+            isinstance(types[2].element_type, ir.F32Type) and
+            not any(isinstance(t.element_type, ir.BF16Type) for t in types))
+
+
+def _ints(op, name):
+    if name not in op.attributes:
+        return (1, 1)
+    return tuple(int(v) for v in ir.DenseIntElementsAttr(op.attributes[name]))
+
+
+def _to_nhwc(op):
+    """Rewrites the NCHW depthwise ``op`` as transposes around an NHWC one; returns it."""
+    x, w, init = op.operands
+    xt, wt, it = (ir.RankedTensorType(v.type) for v in (x, w, init))
+
+    def transpose(v, t, perm):
+        shape = [t.shape[p] for p in perm]
+        out = linalg.transpose(v, outs=[tensor.empty(shape, t.element_type)],
+                               permutation=perm)
+        return out if isinstance(out, ir.Value) else out.result
+
+    with op.location, ir.InsertionPoint(op):
+        xh = transpose(x, xt, [0, 2, 3, 1])
+        wh = transpose(w, wt, [1, 2, 0])
+        ih = transpose(init, it, [0, 2, 3, 1])
+        conv = linalg.depthwise_conv_2d_nhwc_hwc(
+            xh, wh, outs=[ih], strides=list(_ints(op, "strides")),
+            dilations=list(_ints(op, "dilations")))
+        back = transpose(conv, ir.RankedTensorType(conv.type), [0, 3, 1, 2])
+    op.results[0].replace_all_uses_with(back)
+    new = conv.owner
+    op.erase()
+    return new
+
+
+def _copy_padding(op):
+    """The zero padding of the conv's input as a vectorizable copy into the padded buffer
+    (conv_to_matmul.padded_as_copy), not a strided ``memref.copy``."""
+    old = producer(op.operands[0])
+    with op.location, ir.InsertionPoint(op):
+        new = padded_as_copy(op.operands[0])
+    if new == op.operands[0]:
+        return
+    op.operands[0] = new
+    if old is not None and not list(old.results[0].uses):
+        old.operation.erase()
+
+
+@dataclass(frozen=True)
+class VectorizeDepthwisePass(Pass):
+    """Tile and vectorize depthwise convs over channel vectors (on tensors)."""
+
+    name = "strata-vectorize-depthwise"
+    lanes: int = option(0, min=0, help="f32 lanes of a vector register (0: the target's, see codegen/host.py)")
+    nchw: bool = option(True, help="Run NCHW depthwise convs as NHWC between transposes")
+    threads: int = threads_option()
+    parallel_flops: int = option(1 << 20, min=1, help="Fewest flops of a depthwise conv run on threads")
+    report: bool = option(False, help="Report every decision as a remark")
+
+    def run(self, module: ir.Operation) -> None:
+        lanes = self.lanes or f32_lanes()
+        ops = collect_ops(module, lambda o: o.name in (NHWC, NCHW) and _static(o))
+        with Tags(module) as tags:
+            for i, op in enumerate(ops):
+                where = f"{op.name} at {format_location(op.location)}"
+                if op.name == NCHW:
+                    if not self.nchw:
+                        continue
+                    op = _to_nhwc(op)
+                _copy_padding(op)
+                n, oh, ow, c = ir.RankedTensorType(op.operands[2].type).shape
+                kh, kw, _ = ir.RankedTensorType(op.operands[1].type).shape
+                stride = _ints(op, "strides")[1]
+                tile = register_tile(ow, c, kw, stride, lanes)
+                flops = 2 * n * oh * ow * c * kh * kw
+                rows = 0
+                if self.threads > 1 and flops >= self.parallel_flops and n * oh > 1:
+                    rows = max(1, -(-oh // (4 * self.threads)))
+                if self.report:
+                    par = f", {rows} output rows per thread task" if rows else ""
+                    self.remark(op, f"strata-vectorize-depthwise: {where} in register tiles of "
+                                    f"{tile[0]} columns x {tile[1]} channels{par}")
+                tag = tags.add(op, f"strata.depthwise_{i}")
+                chain = _epilogue(op)
+                root_tag = tags.add(chain[-1], f"strata.depthwise_root_{i}") if chain else tag
+                extra = [*chain]
+                init = producer(op.operands[2])
+                if init is not None and init.operation.name == "linalg.fill":
+                    extra.append(init.operation)
+                extra_tag = None
+                for e in extra:
+                    extra_tag = tags.add(e, f"strata.depthwise_fused_{i}")
+                location = op.location
+                try:
+                    tags.apply(_schedule(tag, tile, rows, root_tag, extra_tag))
+                except ScriptError as e:
+                    self.fail_at(location, f"strata-vectorize-depthwise: {e}")
