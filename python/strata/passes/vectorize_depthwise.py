@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import linalg, tensor, transform
-from mlir.dialects.transform import structured, vector
+from mlir.dialects.transform import loop, structured, vector
+from mlir.dialects.transform import tensor as tensor_t
 
 from ..codegen.host import f32_lanes
 from ..codegen.transform import ScriptError, Tags, apply_patterns, match_ops, match_tagged
@@ -105,6 +106,13 @@ def _schedule(tag, tile, parallel_rows, root_tag, extra_tag):
         if extra_tag:
             structured.VectorizeOp(match_tagged(root, extra_tag))
         func = match_ops(root, ["func.func"])
+        # tile slices folded into the transfers, so that strata's later
+        # loop-invariant-subset-hoisting keeps the accumulator in registers across the
+        # window rows and the epilogue reads it without a round trip through memory
+        apply_patterns(func, tensor_t.ApplyFoldTensorSubsetOpsIntoVectorTransfersPatternsOp)
+        loop.HoistLoopInvariantSubsetsOp(rows.loops[0])
+        apply_patterns(func, vector.ApplyCastAwayVectorLeadingOneDimPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
         apply_patterns(func,
                        vector.ApplyTransferPermutationPatternsOp,
                        vector.ApplyLowerMaskedTransfersPatternsOp,
@@ -181,16 +189,37 @@ def _to_nhwc(op):
 
 
 def _copy_padding(op):
-    """The zero padding of the conv's input as a vectorizable copy into the padded buffer
-    (conv_to_matmul.padded_as_copy), not a strided ``memref.copy``."""
+    """The zero padding of the conv's input as a copy into the padded buffer
+    (conv_to_matmul.padded_as_copy), not a strided ``memref.copy``; returns the
+    ``linalg.copy`` (None if the input is not padded)."""
     old = producer(op.operands[0])
     with op.location, ir.InsertionPoint(op):
         new = padded_as_copy(op.operands[0])
     if new == op.operands[0]:
-        return
+        return None
     op.operands[0] = new
     if old is not None and not list(old.results[0].uses):
         old.operation.erase()
+    return new.owner.operands[0].owner
+
+
+def _copy_schedule(tag, c_t, parallel_rows):
+    """The padded input's copy (dims n, h, w, c) in vector tiles of 8 columns x ``c_t``
+    channels, rows on threads when the conv's are."""
+
+    def body(root):
+        op = match_tagged(root, tag)
+        if parallel_rows:
+            op = structured.TileUsingForallOp(op, tile_sizes=[1, parallel_rows]).tiled_op
+        tiles = structured.TileUsingForOp(op, sizes=[1, 1, 8, c_t])
+        structured.VectorizeOp(tiles.tiled_linalg_op, [1, 1, 8, c_t])
+        func = match_ops(root, ["func.func"])
+        apply_patterns(func,
+                       vector.ApplyLowerMaskedTransfersPatternsOp,
+                       vector.ApplyLowerMasksPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+
+    return body
 
 
 @dataclass(frozen=True)
@@ -214,7 +243,7 @@ class VectorizeDepthwisePass(Pass):
                     if not self.nchw:
                         continue
                     op = _to_nhwc(op)
-                _copy_padding(op)
+                copy = _copy_padding(op)
                 n, oh, ow, c = ir.RankedTensorType(op.operands[2].type).shape
                 kh, kw, _ = ir.RankedTensorType(op.operands[1].type).shape
                 stride = _ints(op, "strides")[1]
@@ -239,6 +268,9 @@ class VectorizeDepthwisePass(Pass):
                     extra_tag = tags.add(e, f"strata.depthwise_fused_{i}")
                 location = op.location
                 try:
+                    if copy is not None:
+                        copy_tag = tags.add(copy, f"strata.depthwise_copy_{i}")
+                        tags.apply(_copy_schedule(copy_tag, tile[1], rows))
                     tags.apply(_schedule(tag, tile, rows, root_tag, extra_tag))
                 except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize-depthwise: {e}")
