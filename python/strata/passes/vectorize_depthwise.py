@@ -56,26 +56,32 @@ NCHW = "linalg.depthwise_conv_2d_nchw_chw"
 def register_tile(ow: int, c: int, kw: int, stride: int, lanes: int) -> tuple[int, int]:
     """``(ow_tile, c_tile)``: output columns x channels of one register tile.
 
-    ``c_tile`` is one or two vectors (two when C has them, so fewer columns are
-    needed for enough independent FMAs); ``ow_tile`` columns bring the
-    accumulators to about 8 vectors, with the input slice
-    (``(ow_tile - 1) * stride + kw`` columns) and ``kw`` filter vectors the tile
-    stays within 28 registers with AVX-512 (32 zmm) and 16 with AVX2's 16 ymm
-    (one vector wide, fewer columns). A tile that divides ``ow`` is preferred
-    (no remainder tile)."""
+    ``c_tile`` is two vectors with AVX-512 when C has them (fewer columns then give
+    enough independent FMAs), else one, else all of C when C is no multiple of the
+    vector width and at most two vectors. ``ow_tile`` columns bring the accumulators to
+    at most 8 vectors; with the input slice (``(ow_tile - 1) * stride + kw`` columns)
+    and ``kw`` filter vectors the tile stays within the register file (32 zmm with
+    AVX-512, 16 ymm with AVX2). Both divide their dims where they can (the largest
+    divisor no larger), so that no tile needs masks (masked tiles run far slower)."""
     regs = 32 if lanes >= 16 else 16
-    vecs = 2 if c >= 2 * lanes and c % (2 * lanes) == 0 and lanes >= 16 else 1
-    c_tile = vecs * lanes
+    if lanes >= 16 and c % (2 * lanes) == 0:
+        c_tile = 2 * lanes
+    elif c % lanes == 0 or c > 2 * lanes:
+        c_tile = lanes
+    else:
+        c_tile = c
+    vecs = -(-c_tile // lanes)
     best = 1
     for cols in range(1, 17):
         live = vecs * (cols + (cols - 1) * stride + kw + kw)
         if live <= regs - 2 and vecs * cols <= 8:
             best = cols
-    cols = min(best, ow)
-    for t in range(cols, max(1, cols // 2) - 1, -1):
-        if ow % t == 0:
-            return t, c_tile
-    return cols, c_tile
+    return _divisor(ow, min(best, ow)), c_tile
+
+
+def _divisor(n: int, most: int) -> int:
+    """The largest divisor of ``n`` no larger than ``most``."""
+    return max(t for t in range(1, most + 1) if n % t == 0)
 
 
 def _schedule(tag, tile, parallel_rows, root_tag, extra_tag):
@@ -163,6 +169,15 @@ def _ints(op, name):
     return tuple(int(v) for v in ir.DenseIntElementsAttr(op.attributes[name]))
 
 
+def _value(built) -> ir.Value:
+    """The one result of what a value builder returned (a Value, a result list or an op)."""
+    if isinstance(built, ir.Value):
+        return built
+    if isinstance(built, ir.OpResultList):
+        return built[0]
+    return built.results[0]
+
+
 def _to_nhwc(op):
     """Rewrites the NCHW depthwise ``op`` as transposes around an NHWC one; returns it."""
     x, w, init = op.operands
@@ -172,7 +187,7 @@ def _to_nhwc(op):
         shape = [t.shape[p] for p in perm]
         out = linalg.transpose(v, outs=[tensor.empty(shape, t.element_type)],
                                permutation=perm)
-        return out if isinstance(out, ir.Value) else out.result
+        return _value(out)
 
     with op.location, ir.InsertionPoint(op):
         xh = transpose(x, xt, [0, 2, 3, 1])
@@ -181,6 +196,7 @@ def _to_nhwc(op):
         conv = linalg.depthwise_conv_2d_nhwc_hwc(
             xh, wh, outs=[ih], strides=list(_ints(op, "strides")),
             dilations=list(_ints(op, "dilations")))
+        conv = _value(conv)
         back = transpose(conv, ir.RankedTensorType(conv.type), [0, 3, 1, 2])
     op.results[0].replace_all_uses_with(back)
     new = conv.owner
@@ -203,16 +219,16 @@ def _copy_padding(op):
     return new.owner.operands[0].owner
 
 
-def _copy_schedule(tag, c_t, parallel_rows):
-    """The padded input's copy (dims n, h, w, c) in vector tiles of 8 columns x ``c_t``
-    channels, rows on threads when the conv's are."""
+def _copy_schedule(tag, cols, c_t, parallel_rows):
+    """The padded input's copy (dims n, h, w, c) in vector tiles of ``cols`` columns x
+    ``c_t`` channels, rows on threads when the conv's are."""
 
     def body(root):
         op = match_tagged(root, tag)
         if parallel_rows:
             op = structured.TileUsingForallOp(op, tile_sizes=[1, parallel_rows]).tiled_op
-        tiles = structured.TileUsingForOp(op, sizes=[1, 1, 8, c_t])
-        structured.VectorizeOp(tiles.tiled_linalg_op, [1, 1, 8, c_t])
+        tiles = structured.TileUsingForOp(op, sizes=[1, 1, cols, c_t])
+        structured.VectorizeOp(tiles.tiled_linalg_op, [1, 1, cols, c_t])
         func = match_ops(root, ["func.func"])
         apply_patterns(func,
                        vector.ApplyLowerMaskedTransfersPatternsOp,
@@ -270,7 +286,8 @@ class VectorizeDepthwisePass(Pass):
                 try:
                     if copy is not None:
                         copy_tag = tags.add(copy, f"strata.depthwise_copy_{i}")
-                        tags.apply(_copy_schedule(copy_tag, tile[1], rows))
+                        w = ir.RankedTensorType(copy.operands[0].type).shape[2]
+                        tags.apply(_copy_schedule(copy_tag, _divisor(w, 8), tile[1], rows))
                     tags.apply(_schedule(tag, tile, rows, root_tag, extra_tag))
                 except ScriptError as e:
                     self.fail_at(location, f"strata-vectorize-depthwise: {e}")
