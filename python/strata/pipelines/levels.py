@@ -108,7 +108,8 @@ def _layout(p: Pipeline, o: LevelOptions) -> None:
 def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     p.add(ExpandMathPass())
     p.add(VectorizePass(threads=o.threads))
-    p.add(VectorizeDepthwisePass(threads=o.threads))
+    p.add(VectorizeDepthwisePass(threads=o.threads,
+                                 report=FusePass.from_options(o.fuse_options).report))
     if o.threads > 1:
         p.add(ParallelizePass(threads=o.threads))
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
