@@ -179,29 +179,49 @@ def _value(built) -> ir.Value:
 
 
 def _to_nhwc(op):
-    """Rewrites the NCHW depthwise ``op`` as transposes around an NHWC one; returns it."""
+    """Rewrites the NCHW depthwise ``op`` as transposes around an NHWC one; returns it and
+    the transposes (the init's is a new zero fill when the init is one)."""
     x, w, init = op.operands
     xt, wt, it = (ir.RankedTensorType(v.type) for v in (x, w, init))
+    made = []
 
     def transpose(v, t, perm):
         shape = [t.shape[p] for p in perm]
-        out = linalg.transpose(v, outs=[tensor.empty(shape, t.element_type)],
-                               permutation=perm)
-        return _value(out)
+        out = _value(linalg.transpose(v, outs=[tensor.empty(shape, t.element_type)],
+                                      permutation=perm))
+        made.append(out.owner)
+        return out
 
     with op.location, ir.InsertionPoint(op):
         xh = transpose(x, xt, [0, 2, 3, 1])
         wh = transpose(w, wt, [1, 2, 0])
-        ih = transpose(init, it, [0, 2, 3, 1])
-        conv = linalg.depthwise_conv_2d_nhwc_hwc(
+        fill = producer(init)
+        shape = [it.shape[p] for p in (0, 2, 3, 1)]
+        if fill is not None and fill.operation.name == "linalg.fill":
+            ih = _value(linalg.fill(fill.operands[0],
+                                    outs=[tensor.empty(shape, it.element_type)]))
+        else:
+            ih = transpose(init, it, [0, 2, 3, 1])
+        conv = _value(linalg.depthwise_conv_2d_nhwc_hwc(
             xh, wh, outs=[ih], strides=list(_ints(op, "strides")),
-            dilations=list(_ints(op, "dilations")))
-        conv = _value(conv)
+            dilations=list(_ints(op, "dilations"))))
         back = transpose(conv, ir.RankedTensorType(conv.type), [0, 3, 1, 2])
     op.results[0].replace_all_uses_with(back)
     new = conv.owner
     op.erase()
-    return new
+    return new, made
+
+
+def _tile_schedule(tag, sizes):
+    """The op tagged ``tag`` (a transpose) in vector tiles of ``sizes``: vector code, and no
+    longer an op that the conv schedule's greedy producer fusion would pull (and
+    recompute) into each conv tile."""
+
+    def body(root):
+        tiles = structured.TileUsingForOp(match_tagged(root, tag), sizes=sizes)
+        structured.VectorizeOp(tiles.tiled_linalg_op, sizes)
+
+    return body
 
 
 def _copy_padding(op):
@@ -249,8 +269,22 @@ class VectorizeDepthwisePass(Pass):
     parallel_flops: int = option(1 << 20, min=1, help="Fewest flops of a depthwise conv run on threads")
     report: bool = option(False, help="Report every decision as a remark")
 
+    def _tile_transposes(self, tags, transposes, i):
+        for j, t in enumerate(transposes):
+            shape = ir.RankedTensorType(t.results[0].type).shape
+            sizes = [1] * (len(shape) - 2) + [_divisor(shape[-2], 8), _divisor(shape[-1], 16)]
+            tag = tags.add(t, f"strata.depthwise_transpose_{i}_{j}")
+            try:
+                tags.apply(_tile_schedule(tag, sizes))
+            except ScriptError as e:
+                self.fail_at(t.location, f"strata-vectorize-depthwise: {e}")
+
     def run(self, module: ir.Operation) -> None:
         lanes = self.lanes or f32_lanes()
+        for op in collect_ops(module, lambda o: o.name in (NHWC, NCHW)):
+            if not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+                self.fail(op, f"strata-vectorize-depthwise: {op.name} has memref operands: "
+                              "run strata-vectorize-depthwise before bufferization")
         ops = collect_ops(module, lambda o: o.name in (NHWC, NCHW) and _static(o))
         with Tags(module) as tags:
             for i, op in enumerate(ops):
@@ -258,7 +292,8 @@ class VectorizeDepthwisePass(Pass):
                 if op.name == NCHW:
                     if not self.nchw:
                         continue
-                    op = _to_nhwc(op)
+                    op, transposes = _to_nhwc(op)
+                    self._tile_transposes(tags, transposes, i)
                 copy = _copy_padding(op)
                 n, oh, ow, c = ir.RankedTensorType(op.operands[2].type).shape
                 kh, kw, _ = ir.RankedTensorType(op.operands[1].type).shape
