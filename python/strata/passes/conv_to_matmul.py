@@ -558,9 +558,11 @@ class ConvToMatmulPass(Pass):
             where = f"{op.name} at {format_location(op.location)}"
             if conv is None:
                 if self.report:
-                    self.remark(op, f"strata-conv-to-matmul: kept {where} direct: dynamic "
-                                    "shapes, an integer type, an empty tensor or a grouped "
-                                    "NCHW conv of several images")
+                    why = ("a grouped NCHW conv of several images (one filter for all "
+                           "of them has no batch_matmul form)"
+                           if op.name == GROUPED[0] and rtype(op.operands[0]).shape[0] > 1
+                           else "dynamic shapes, an integer type or an empty tensor")
+                    self.remark(op, f"strata-conv-to-matmul: kept {where} direct: {why}")
                 continue
             elem = rtype(op.operands[0]).element_type
             users = [u.owner for u in op.results[0].uses]
