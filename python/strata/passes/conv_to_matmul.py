@@ -56,9 +56,16 @@ Measured (1 thread, bench/conv_bench.py, torch 2.13 eager = oneDNN, noisy shared
 runs 2.9-3.3 ms (torch 2.3-2.6 ms; 51 ms as a direct conv), its 1x1 0.28 ms
 (torch 0.30 ms).
 
+Grouped convs (``linalg.conv_2d_ngchw_gfchw`` / ``conv_2d_nhwgc_gfhwc``, from
+``strata.conv2d`` with ``groups`` > 1) become one ``linalg.batch_matmul`` over the
+groups: NCHW ``W[G, F/G, K] @ col[G, K, OH*OW]`` (N = 1; with N > 1 the filter
+would need a batch dim per image, so those stay direct), NHWC
+``col[G, N*OH*OW, K] @ W^T[G, K, F/G]`` (the filter transposed once) whose
+``[G, M, F/G]`` result is transposed to the output's ``[M, G, F/G]``. Depthwise
+convs (one channel per group) are no matmuls: strata-vectorize-depthwise runs them.
+
 Limits: static shapes, float element types with an f32 result; i32 convs and
-convs with dynamic dims stay direct. No grouped convs (strata.conv2d has no
-``groups``).
+convs with dynamic dims stay direct.
 """
 
 from __future__ import annotations
