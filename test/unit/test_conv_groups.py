@@ -1,7 +1,7 @@
 """Grouped and depthwise conv2d (``groups=``) against a float64 reference.
 
 Paths: grouped convs as im2col + one batch_matmul over the groups
-(strata-conv-to-matmul, forced by patching the direct rate as in
+(strata-conv-to-matmul, forced by patching the direct rates as in
 test_conv_matmul.py) and as linalg's grouped named ops (direct); depthwise convs
 through strata-vectorize-depthwise (NHWC register tiles; NCHW between transposes),
 for both vector widths (``STRATA_CPU_FEATURES=avx2`` forces 8 lanes on an AVX-512
@@ -108,7 +108,9 @@ def _conv(groups, stride, padding, dilation, layout, relu=False):
 @pytest.mark.parametrize("case", range(len(GROUPED)))
 def test_grouped_matches_reference(no_cache, monkeypatch, case, layout, path):
     xs, g, f, k, stride, padding, dilation = GROUPED[case]
-    monkeypatch.setattr(conv_to_matmul, "DIRECT_RATE", 1e-6 if path == "im2col" else 1e12)
+    rate = 1e-6 if path == "im2col" else 1e12
+    monkeypatch.setattr(conv_to_matmul, "DIRECT_RATE", rate)
+    monkeypatch.setattr(conv_to_matmul, "GROUPED_NCHW_DIRECT_RATE", rate)
     x, w, ref, mag = _data(xs, g, f, k, stride, padding, dilation, 10 + case)
     if layout == "NHWC":
         x, w, ref, mag = _nhwc(x, w, ref, mag)
@@ -118,7 +120,7 @@ def test_grouped_matches_reference(no_cache, monkeypatch, case, layout, path):
     report = _report(fn)
     im2col = path == "im2col" and (layout == "NHWC" or xs[0] == 1)  # NCHW N > 1: direct
     grouped_op = "conv_2d_ngchw_gfchw" if layout == "NCHW" else "conv_2d_nhwgc_gfhwc"
-    assert grouped_op in report and (" batch_matmul " in report) == im2col, report
+    assert grouped_op in report and (" batch_matmul (" in report) == im2col, report
     assert (f"{g} groups" in report) == (im2col or xs[0] == 1 or layout == "NHWC"), report
 
 
@@ -126,6 +128,7 @@ def test_grouped_matches_reference(no_cache, monkeypatch, case, layout, path):
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 def test_grouped_low_precision_accumulates_in_f32(no_cache, monkeypatch, dtype, layout):
     monkeypatch.setattr(conv_to_matmul, "DIRECT_RATE", 1e-6)
+    monkeypatch.setattr(conv_to_matmul, "GROUPED_NCHW_DIRECT_RATE", 1e-6)
     xs, g, f, k, stride, padding, dilation = GROUPED[1]
     x, w, ref, mag = _data(xs, g, f, k, stride, padding, dilation, 3, DTYPES[dtype])
     if layout == "NHWC":
@@ -207,3 +210,12 @@ def test_torch_grouped_conv_imports():
     got = strata.compile(module)(*st.arguments(ep, x))
     got = got[0] if isinstance(got, (tuple, list)) else got
     np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_cost_model_keeps_grouped_nchw_direct_and_takes_nhwc_to_matmuls():
+    """ResNeXt's 3x3 layer (32 groups of 4): the NCHW grouped loops beat im2col (whose copy
+    is 9x the input for a K = 36 matmul); the NHWC ones (4-wide inner loop) do not."""
+    nchw = conv_to_matmul._Conv(False, 1, 128, 58, 58, 128, 3, 3, 56, 56, (1, 1), (1, 1), 32)
+    nhwc = conv_to_matmul._Conv(True, 1, 128, 58, 58, 128, 3, 3, 56, 56, (1, 1), (1, 1), 32)
+    assert not conv_to_matmul.estimate(nchw).im2col_wins
+    assert conv_to_matmul.estimate(nhwc).im2col_wins

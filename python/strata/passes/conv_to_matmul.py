@@ -81,7 +81,8 @@ from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as matmul_estimate
 from .layout_common import build_generic, is_op, producer, rtype
 
-__all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE", "IM2COL_BW"]
+__all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE",
+           "GROUPED_NCHW_DIRECT_RATE", "IM2COL_BW"]
 
 MODES = ("auto", "always", "never")
 BLAS_MODES = ("auto", "always", "never")
@@ -89,6 +90,9 @@ CONVS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
 GROUPED = ("linalg.conv_2d_ngchw_gfchw", "linalg.conv_2d_nhwgc_gfhwc")
 
 DIRECT_RATE = 4.5e3   # flop/us: linalg.conv as LLVM-vectorized loops (3x3, 64 channels)
+# flop/us: linalg.conv_2d_ngchw_gfchw as loops (ResNeXt 3x3, 32 groups of 4 channels at
+# 56x56: 0.91 ms, 1 thread; its NHWC twin runs at DIRECT_RATE)
+GROUPED_NCHW_DIRECT_RATE = 30e3
 IM2COL_BW = 12e3      # bytes/us written into the im2col matrix (reads hit the cache)
 CALL_US = 2.0         # fixed cost of the extra ops (a fill, a copy loop nest)
 
@@ -174,7 +178,8 @@ class _Conv:
 def estimate(conv: _Conv, *, elem_bytes: int = 4, epilogue: bool = False, threads: int = 1,
              blas: str = "never", lanes: int = 16) -> ConvEstimate:
     """The cost model's prediction for ``conv`` direct and as im2col + matmul."""
-    direct = conv.flops / DIRECT_RATE
+    rate = GROUPED_NCHW_DIRECT_RATE if conv.groups > 1 and not conv.nhwc else DIRECT_RATE
+    direct = conv.flops / rate
     batch, m, n, k = conv.matmul()
     col = conv.col_elements
     copy = 0.0
