@@ -56,27 +56,32 @@ NCHW = "linalg.depthwise_conv_2d_nchw_chw"
 def register_tile(ow: int, c: int, kw: int, stride: int, lanes: int) -> tuple[int, int]:
     """``(ow_tile, c_tile)``: output columns x channels of one register tile.
 
-    ``c_tile`` is two vectors with AVX-512 when C has them (fewer columns then give
-    enough independent FMAs), else one, else all of C when C is no multiple of the
-    vector width and at most two vectors. ``ow_tile`` columns bring the accumulators to
-    at most 8 vectors; with the input slice (``(ow_tile - 1) * stride + kw`` columns)
-    and ``kw`` filter vectors the tile stays within the register file (32 zmm with
-    AVX-512, 16 ymm with AVX2). Both divide their dims where they can (the largest
-    divisor no larger), so that no tile needs masks (masked tiles run far slower)."""
+    ``c_tile`` is one vector of channels, or two with AVX-512 when C has them, or all
+    of C when C is no multiple of the vector width and at most two vectors.
+    ``ow_tile`` columns bring the accumulators to at most 8 vectors (enough
+    independent FMAs to hide their latency); with the input slice
+    (``(ow_tile - 1) * stride + kw`` columns) and ``kw`` filter vectors the tile stays
+    within the register file (32 zmm with AVX-512, 16 ymm with AVX2). ``ow_tile``
+    divides OW (the largest divisor no larger), so that no tile needs masks (masked
+    tiles run far slower); of the channel widths, the one with more accumulators
+    wins (ties: the wider)."""
     regs = 32 if lanes >= 16 else 16
-    if lanes >= 16 and c % (2 * lanes) == 0:
-        c_tile = 2 * lanes
-    elif c % lanes == 0 or c > 2 * lanes:
-        c_tile = lanes
+    if c % lanes == 0:
+        widths = [2 * lanes, lanes] if lanes >= 16 and c % (2 * lanes) == 0 else [lanes]
     else:
-        c_tile = c
-    vecs = -(-c_tile // lanes)
-    best = 1
-    for cols in range(1, 17):
-        live = vecs * (cols + (cols - 1) * stride + kw + kw)
-        if live <= regs - 2 and vecs * cols <= 8:
-            best = cols
-    return _divisor(ow, min(best, ow)), c_tile
+        widths = [c] if c <= 2 * lanes else [lanes]
+    best = None
+    for c_tile in widths:
+        vecs = -(-c_tile // lanes)
+        most = 1
+        for cols in range(1, 17):
+            live = vecs * (cols + (cols - 1) * stride + kw + kw)
+            if live <= regs - 2 and vecs * cols <= 8:
+                most = cols
+        cols = _divisor(ow, min(most, ow))
+        if best is None or vecs * cols > best[0]:
+            best = (vecs * cols, cols, c_tile)
+    return best[1], best[2]
 
 
 def _divisor(n: int, most: int) -> int:
