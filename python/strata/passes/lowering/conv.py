@@ -130,12 +130,11 @@ def lower_conv2d(op):
     elem = rtype(op.result).element_type
     acc = compute_type(elem)
     xp = pad(x, layout, _i64s(op, "padding"), scalar(rtype(x).element_type, 0))
-    sizes = _out_sizes(op)
     groups = _groups(op)
     if groups > 1:
-        out = _grouped(xp, w, layout, groups, sizes, acc, strides, dilations)
+        out = _grouped(xp, w, layout, groups, _out_sizes(op), acc, strides, dilations)
         return from_compute(out, elem)
-    init = fill(scalar(acc, 0), empty(sizes, acc))
+    init = fill(scalar(acc, 0), empty(_out_sizes(op), acc))
     conv = linalg.conv_2d_nchw_fchw if layout == "NCHW" else linalg.conv_2d_nhwc_hwcf
     out = conv(xp, w, outs=[init], strides=strides, dilations=dilations)
     return from_compute(out, elem)
