@@ -4,30 +4,46 @@ A depthwise conv (``groups = C``) has no reduction over channels, so it is no
 matmul: strata-conv-to-matmul leaves it alone and, as a named op, it would
 become scalar loops. This pass gives every static NHWC
 ``linalg.depthwise_conv_2d_nhwc_hwc`` with an f32 result a transform-dialect
-schedule: tiles of one output row x ``ow`` columns x ``c`` channels (``c`` a
-multiple of the vector width, ``ow`` x ``c / lanes`` accumulators held in
-registers), a loop over the window's rows, each tile decomposed into a 1-D
-depthwise conv (upstream ``transform.structured.decompose``) and vectorized
-(upstream's 1-D conv vectorizer: per window column a broadcast-free
-``vector.fma`` of an input row slice by the filter's channel vector):
+schedule. The last op of its elementwise epilogue (bias, relu: a chain of
+single-use all-parallel generics) is tiled -- output rows on threads
+(``scf.forall``, threads > 1), then register tiles of one row x ``ow`` columns x
+``c`` channels (register_tile: up to 8 vector accumulators, sized for 32 zmm or
+16 ymm) -- and the conv, its zero init and the epilogue are fused into each tile
+(upstream ``transform.structured.fuse``). The conv tile loops over the window's
+rows, is decomposed into a 1-D depthwise conv (``transform.structured.decompose``)
+and vectorized by upstream's 1-D conv vectorizer: per window column one
+``vector.fma`` of an input row slice by the filter's channel vector. Tile slices
+are folded into the transfers and the accumulator hoisted out of the row loop,
+so it stays in registers and the epilogue runs on it before the one store:
 
     %0 = linalg.depthwise_conv_2d_nhwc_hwc {strides = dense<1>, dilations = dense<1>}
-           ins(%xp, %w : tensor<1x114x114x32xf32>, tensor<3x3x32xf32>) outs(%init)
+           ins(%xp, %w : tensor<1x114x114x32xf32>, tensor<3x3x32xf32>) outs(%zero)
+    %1 = linalg.generic {relu} ins(%0) outs(%e)
   =>
-    scf.forall (%oh) ...                      // threads > 1: output rows on threads
-      scf.for %ow step 8, %c step 16 ...      // register tiles
-        scf.for %kh = 0 to 3 ...              // window rows; the accumulator carried
-          vector.transfer_read %xp[...] : vector<1x10x16xf32>     // 8 + 3 - 1 columns
-          vector.fma ... : vector<1x8x16xf32>  (x3, one per window column)
+    scf.forall (%oh0) = (0) to (112) step (14) ...        // threads > 1
+      scf.for %oh ... scf.for %ow step 4 ...              // register tiles: 4 x 32
+        %acc = scf.for %kh = 0 to 3 iter_args(%a = dense<0> : vector<1x4x32xf32>) {
+          %in = vector.transfer_read %xp[0, %oh + %kh, %ow, 0] : vector<6x32xf32>
+          %f = vector.transfer_read %w[%kh, 0, 0] : vector<3x32xf32>
+          vector.fma ... : vector<4x32xf32>               // x3, one per window column
+        }
+        %r = arith.maximumf %acc, 0
+        vector.transfer_write %r, %out[0, %oh, %ow, 0]
 
+The zero padding's ``tensor.insert_slice`` becomes a copy into the padded
+buffer (strata-conv-to-matmul's padded_as_copy) in vector tiles, rows on threads.
 NCHW depthwise convs (``linalg.depthwise_conv_2d_nchw_chw``) run the same way
-between two transposes: the input to NHWC, the filter to ``[KH, KW, C]`` (a
-constant folds), the result back to NCHW. Channel counts that are no multiple
-of the vector width take one masked tile per row; bf16 inputs (which LLVM 22's
-x86 backend cannot always vectorize, see strata-vectorize) are left to scalar
-loops.
+between transposes (input to NHWC, filter to ``[KH, KW, C]``, result back to
+NCHW), each tiled and vectorized first so that the fusion above does not pull
+them into every conv tile. Tiles divide their dims (no masks: masked tiles run
+far slower); a channel count that is no multiple of the vector width is one
+tile when at most two vectors wide. bf16 inputs (which LLVM 22's x86 backend
+cannot always vectorize, see strata-vectorize) and dynamic shapes are left to
+scalar loops. With ``report=true`` each decision is a remark at the conv's
+location.
 
-With ``report=true`` each decision is a remark at the conv's location.
+Limits: the padding is still materialized (a fill + copy of the input, which
+dominates stride-2 layers); NCHW pays two transposes.
 """
 
 from __future__ import annotations
@@ -48,7 +64,6 @@ from .layout_common import producer
 
 __all__ = ["VectorizeDepthwisePass", "register_tile"]
 
-DEBUG = False
 NHWC = "linalg.depthwise_conv_2d_nhwc_hwc"
 NCHW = "linalg.depthwise_conv_2d_nchw_chw"
 
@@ -110,8 +125,6 @@ def _schedule(tag, tile, parallel_rows, root_tag, extra_tag):
         transform.ApplyCommonSubexpressionEliminationOp(func)
         conv = match_tagged(root, tag)
         rows = structured.TileUsingForOp(conv, sizes=[0, 0, 0, 0, 1])
-        if DEBUG:
-            return
         one_d = structured.DecomposeOp(rows.tiled_linalg_op)
         structured.VectorizeOp(one_d)
         if extra_tag:
