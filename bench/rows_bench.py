@@ -7,8 +7,10 @@ time depends on the allocator state another left behind. A process warms up
 (compiles) and reports the best and median of ``--repeat`` timed calls. GB/s
 counts one read of the input and one write of the output (what a row-fused
 kernel moves); ``copy`` is ``np.copyto`` into a preallocated buffer of the same
-size, the machine's bandwidth as this script sees it. strata and torch return a
-new array per call, whose fresh pages the kernel first-touches (page faults);
+size, the machine's bandwidth as this script sees it. torch returns a new array
+per call, whose fresh pages the kernel first-touches (page faults); strata's
+results come from its output pool (runtime/output_pool.py: no fresh pages on warm
+calls; bench/pool_bench.py compares it with the pool off and with ``out=``).
 ``--warm-pages`` keeps freed buffers mapped in every process (glibc's mmap
 threshold raised), which shows the kernels without that cost.
 """

@@ -11,7 +11,11 @@ Rows (issue 13's table), each system timed in a fresh process:
   then the first call (and whether it imported MLIR: it should not);
 - cold compile of the demo MLP with an empty cache (the first call);
 - new shape: the demo MLP called with a new batch size, compiled again for it
-  (static) vs served by one variant with the batch dim dynamic; per-call times of both.
+  (static) vs served by one variant with the batch dim dynamic; per-call times of both;
+- dynamic vs static at the same shape (batch 7, 97, 1000; the dynamic variant runs
+  static blocks of rows, strata-row-blocks), interleaved best of 5;
+- pow2 shape buckets: batch 97 padded to 128 (per call, pad + slice cost, a new
+  bucket's compile, a size in a known bucket) vs the static variant at 97.
 
 ``main(argv)`` prints a markdown table (or, with ``--json``, the measurements).
 Times are medians over ``--repeat`` fresh processes. Timings on a loaded machine are
@@ -91,6 +95,46 @@ elif kind == "new-shape":
         f(*batch(97))                       # a batch size not seen before
         out[name + "_new_shape"] = time.perf_counter() - t
         out[name + "_call"] = best(f, batch(97), reps=200, rounds=5)
+elif kind == "dynamic-vs-static":
+    import strata
+    from strata import demo
+    base = demo._inputs(np.random.default_rng(0), "mlp")
+    def batch(b):
+        return [np.ascontiguousarray(np.resize(base[0], (b, base[0].shape[1])))] + base[1:]
+    dynamic = strata.jit(demo.mlp, dynamic={"x": [0]})
+    for b in (7, 97, 1000):
+        static = strata.jit(demo.mlp)
+        args = batch(b)
+        static(*args), dynamic(*args)
+        reps = max(5, int(2e7 / (b * 256 * 512 * 2)))
+        s = d = 1e9
+        for _ in range(5):  # interleaved, best of 5
+            s = min(s, best(static, args, reps=reps, rounds=1))
+            d = min(d, best(dynamic, args, reps=reps, rounds=1))
+        out[str(b)] = {"static": s, "dynamic": d}
+elif kind == "buckets":
+    import strata
+    from strata import demo
+    base = demo._inputs(np.random.default_rng(0), "mlp")
+    def batch(b):
+        return [np.ascontiguousarray(np.resize(base[0], (b, base[0].shape[1])))] + base[1:]
+    f = strata.jit(demo.mlp, buckets={"x": {0: "pow2"}})
+    static = strata.jit(demo.mlp)
+    f(*batch(64))
+    t = time.perf_counter()
+    f(*batch(97))                           # a new bucket (128): one static compile
+    out["new_bucket"] = time.perf_counter() - t
+    t = time.perf_counter()
+    f(*batch(100))                          # the same bucket: no compile
+    out["same_bucket_first"] = time.perf_counter() - t
+    static(*batch(97))
+    s = d = 1e9
+    for _ in range(5):
+        s = min(s, best(static, batch(97), reps=200, rounds=1))
+        d = min(d, best(f, batch(97), reps=200, rounds=1))
+    out["static_97"], out["bucket_97"] = s, d
+    c = f.bucket_costs()
+    out["pad_slice_per_call"] = c["pad_slice_seconds"] / max(1, c["padded_calls"])
 print(json.dumps(out))
 """
 
@@ -135,6 +179,11 @@ def measure(repeat: int = 3, torch: bool = True) -> dict:
     out["restart_imports_mlir"] = any(r["mlir"] for r in restart)
     shape = [_worker("new-shape") for _ in range(repeat)]
     out["new_shape"] = {k: _median(shape, k) for k in shape[0]}
+    same = [_worker("dynamic-vs-static") for _ in range(repeat)]
+    out["dynamic_vs_static"] = {b: {k: statistics.median(r[b][k] for r in same)
+                                    for k in same[0][b]} for b in same[0]}
+    buckets = [_worker("buckets") for _ in range(repeat)]
+    out["buckets"] = {k: _median(buckets, k) for k in buckets[0]}
     return out
 
 
@@ -161,6 +210,18 @@ def table(r: dict) -> str:
                  f"per call | recompiled static: {s['static_new_shape'] * 1e3:.0f} ms, then "
                  f"{s['static_call'] * 1e3:.2f} ms per call | dynamic call "
                  f"{s['dynamic_call'] / s['static_call']:.1f}x static |")
+    for b, row in r.get("dynamic_vs_static", {}).items():
+        lines.append(f"| dynamic batch vs static, same shape (demo MLP, batch {b}) | dynamic: "
+                     f"{row['dynamic'] * 1e3:.3f} ms per call | static: "
+                     f"{row['static'] * 1e3:.3f} ms | {row['dynamic'] / row['static']:.2f}x |")
+    if "buckets" in r:
+        k = r["buckets"]
+        lines.append(f"| pow2 buckets (demo MLP, batch 97 in bucket 128) | "
+                     f"{k['bucket_97'] * 1e3:.3f} ms per call (pad + slice "
+                     f"{k['pad_slice_per_call'] * 1e6:.1f} µs); new bucket "
+                     f"{k['new_bucket'] * 1e3:.0f} ms, same bucket first call "
+                     f"{k['same_bucket_first'] * 1e3:.2f} ms | static at 97: "
+                     f"{k['static_97'] * 1e3:.3f} ms | {k['bucket_97'] / k['static_97']:.2f}x |")
     return "\n".join(lines)
 
 

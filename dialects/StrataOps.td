@@ -199,7 +199,8 @@ class Strata_ReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
     reduces nothing). With `keepdims = true` the reduced dims stay as size 1,
     as numpy's `keepdims=True`; otherwise they are removed. The result has the
     input's element type. }] # what # [{ of an empty dim is the reduction's
-    identity (0 for sum; -inf for max of floats; NaN for mean).
+    identity (0 for sum; 1 for prod; -inf for max and +inf for min of floats,
+    INT32_MIN and INT32_MAX of i32; NaN for mean).
   }];
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdims);
@@ -209,6 +210,24 @@ class Strata_ReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
 def Strata_SumOp : Strata_ReduceOp<"sum", "sum">;
 def Strata_MaxOp : Strata_ReduceOp<"max", "maximum">;
 def Strata_MeanOp : Strata_ReduceOp<"mean", "arithmetic mean">;
+def Strata_ProdOp : Strata_ReduceOp<"prod", "product">;
+def Strata_MinOp : Strata_ReduceOp<"min", "minimum">;
+
+class Strata_ArgReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
+  let summary = "the index of the " # what # " along an axis, numpy's `" # mnemonic # "`";
+  let description = [{
+    The i32 index along `axis` of the }] # what # [{ of `input` (f32, f16, bf16
+    or i32). Ties give the first index; a NaN counts as the extreme, so the first
+    NaN's index is the result (numpy's rule). With `keepdims = true` the axis stays
+    as size 1; otherwise it is removed. The axis must have at least one element.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_ArgmaxOp : Strata_ArgReduceOp<"argmax", "maximum">;
+def Strata_ArgminOp : Strata_ArgReduceOp<"argmin", "minimum">;
 
 def Strata_SoftmaxOp : Strata_Op<"softmax"> {
   let summary = "softmax along one axis";
@@ -297,6 +316,21 @@ def Strata_SliceOp : Strata_Op<"slice"> {
   }];
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$starts,
                        DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$steps);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_GatherOp : Strata_Op<"gather"> {
+  let summary = "pick slices along an axis by index, numpy's `take(input, indices, axis)`";
+  let description = [{
+    `indices` is an i32 tensor of any rank; the result has the shape
+    `input.shape[:axis] + indices.shape + input.shape[axis + 1:]` and the input's
+    element type: `result[a..., i..., b...] = input[a..., indices[i...], b...]`
+    (an embedding lookup is `gather(table, ids, axis = 0)`). A negative index counts
+    from the end of the axis, as in numpy; an index still out of range is clamped
+    to the nearest end (numpy's `mode="clip"`), so the op never reads out of
+    bounds. The axis must have at least one element.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$indices, I64Attr:$axis);
   let results = (outs AnyRankedTensor:$result);
 }
 

@@ -21,10 +21,12 @@ _OPS = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "mod", "maximum", "minimum", "pow",
     "neg", "abs", "exp", "log",
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
-    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
+    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "prod", "min",
+    "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "erf", "sin", "cos", "floor", "ceil", "round",
-    "sign",
+    "sign", "take", "argmax", "argmin", "logical_and", "logical_or", "logical_xor",
+    "logical_not",
 ]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},

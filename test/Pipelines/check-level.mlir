@@ -7,7 +7,7 @@
 // RUN: not strata-opt %s --pass-pipeline='builtin.module(strata-check-level{level=nonsense})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // A strata op left at the linalg level is an error at that op.
-// LINALG: check-level.mlir:[[# @LINE + 3]]:8: error: level 'linalg' allows only arith, linalg, math, tensor ops; found 'strata.relu'
+// LINALG: check-level.mlir:[[# @LINE + 3]]:8: error: level 'linalg' allows only arith, linalg, math, scf, tensor ops; found 'strata.relu'
 // BUFFERIZED: check-level.mlir:[[# @LINE + 2]]:8: error: level 'bufferized' allows only {{.*}}memref{{.*}} ops; found 'strata.relu'
 func.func @leftover_strata_op(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "strata.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
@@ -33,7 +33,7 @@ func.func @valid_linalg(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // At the bufferized level an allowed op (arith) producing a tensor is an error.
 // BUFFERIZED: check-level.mlir:[[# @LINE + 3]]:8: error: level 'bufferized' allows no tensor values; 'arith.constant' produces one
-// LINALG: check-level.mlir:[[# @LINE + 3]]:8: error: level 'linalg' allows only arith, linalg, math, tensor ops; found 'bufferization.to_buffer'
+// LINALG: check-level.mlir:[[# @LINE + 3]]:8: error: level 'linalg' allows only arith, linalg, math, scf, tensor ops; found 'bufferization.to_buffer'
 func.func @tensor_value() -> memref<4xf32> {
   %0 = arith.constant dense<1.0> : tensor<4xf32>
   %1 = bufferization.to_buffer %0 : tensor<4xf32> to memref<4xf32>
@@ -51,7 +51,7 @@ func.func @tensor_argument(%a: tensor<4xf32>) {
 // -----
 
 // Valid bufferized IR: no error at the bufferized level; memref is not allowed at linalg.
-// LINALG: check-level.mlir:[[# @LINE + 2]]:3: error: level 'linalg' allows only arith, linalg, math, tensor ops; found 'memref.copy'
+// LINALG: check-level.mlir:[[# @LINE + 2]]:3: error: level 'linalg' allows only arith, linalg, math, scf, tensor ops; found 'memref.copy'
 func.func @valid_bufferized(%a: memref<4xf32>, %b: memref<4xf32>) {
   memref.copy %a, %b : memref<4xf32> to memref<4xf32>
   return

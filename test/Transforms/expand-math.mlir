@@ -19,9 +19,8 @@
 // CHECK: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
 // CHECK: %[[T:.+]] = math.fma %[[XC]], %[[LOG2E]], %[[HALF]] : f32
 // CHECK: %[[N:.+]] = math.floor %[[T]] : f32
-// CHECK: %[[LN2HI:.+]] = arith.constant 0.693359375 : f32
-// CHECK: %[[NH:.+]] = arith.mulf %[[N]], %[[LN2HI]] : f32
-// CHECK: %[[R1:.+]] = arith.subf %[[XC]], %[[NH]] : f32
+// CHECK: %[[LN2HI:.+]] = arith.constant -0.693359375 : f32
+// CHECK: %[[R1:.+]] = math.fma %[[N]], %[[LN2HI]], %[[XC]] : f32
 // CHECK: %[[LN2LO:.+]] = arith.constant -2.12194442E-4 : f32
 // CHECK: %[[NL:.+]] = arith.mulf %[[N]], %[[LN2LO]] : f32
 // CHECK: %[[R:.+]] = arith.subf %[[R1]], %[[NL]] : f32
@@ -83,7 +82,7 @@ func.func @exp_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 #id = affine_map<(d0) -> (d0)>
 
 // tanh: an odd polynomial for |x| < 0.625, else sign(x) * (1 - 2 / (exp(2|x|) + 1))
-// with exp expanded as well.
+// with exp of min(2|x|, 20) expanded as well: no range selects, 2^n in one factor.
 // CHECK-LABEL: func.func @tanh_f32
 // CHECK-NOT: math.tanh
 // CHECK: ^bb0(%[[X:[a-z0-9_]+]]: f32, %{{.+}}: f32):
@@ -97,13 +96,17 @@ func.func @exp_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: %[[T5:.+]] = arith.mulf %[[T4]], %[[Z]] : f32
 // CHECK: %[[SMALL:.+]] = math.fma %[[T5]], %[[X]], %[[X]] : f32
 // CHECK: %[[AX2:.+]] = arith.mulf %[[AX]], %{{.+}} : f32
-// CHECK: arith.maximumf %[[AX2]], %{{.+}} : f32
-// CHECK: math.floor
-// CHECK-COUNT-2: arith.bitcast %{{.+}} : i32 to f32
-// CHECK: %[[OVER:.+]] = arith.cmpf ogt, %[[AX2]], %{{.+}} : f32
-// CHECK: %[[EO:.+]] = arith.select %[[OVER]], %{{.+}}, %{{.+}} : f32
-// CHECK: %[[UNDER:.+]] = arith.cmpf olt, %[[AX2]], %{{.+}} : f32
-// CHECK: %[[EXP:.+]] = arith.select %[[UNDER]], %{{.+}}, %[[EO]] : f32
+// CHECK: %[[TWENTY:.+]] = arith.constant 2.000000e+01 : f32
+// CHECK: %[[XC:.+]] = arith.minimumf %[[AX2]], %[[TWENTY]] : f32
+// CHECK-NOT: arith.maximumf
+// CHECK: %[[N:.+]] = math.floor
+// CHECK: math.fma %[[N]], %{{.+}}, %[[XC]] : f32
+// CHECK: %[[P:.+]] = arith.addf
+// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : f32 to i32
+// CHECK-NOT: arith.shrsi
+// CHECK: %[[POW:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK-NEXT: %[[EXP:.+]] = arith.mulf %[[P]], %[[POW]] : f32
+// CHECK-NOT: arith.select
 // CHECK: %[[D:.+]] = arith.addf %[[EXP]], %{{.+}} : f32
 // CHECK: %[[Q:.+]] = arith.divf %{{.+}}, %[[D]] : f32
 // CHECK: %[[L:.+]] = arith.subf %{{.+}}, %[[Q]] : f32

@@ -125,3 +125,22 @@ func.func @overridden(%x: tensor<256x8192xf32>, %w: tensor<8192x48xf32>, %y: ten
   %1 = "strata.matmul"(%y, %y) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0, %1 : tensor<256x48xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// x @ W.T of a torch nn.Linear (64 rows, 512 -> 1024): generated code would read W
+// through a transpose copy (2 MiB at a few GB/s), a BLAS call reads it as it is (the
+// transpose becomes its flag), so BLAS is chosen although the epilogue could be tiled.
+// CHECK-LABEL: func.func @linear_transposed_weight
+// CHECK: %[[T:.+]] = linalg.transpose
+// CHECK: linalg.matmul {strata.blas} ins(%{{.+}}, %[[T]] : tensor<64x512xf32>, tensor<512x1024xf32>)
+// CHECK-NOT: scf.for
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+5]]:8 (64x1024x512; the cost model)
+// NEVER-LABEL: func.func @linear_transposed_weight
+// NEVER-NOT: strata.blas
+func.func @linear_transposed_weight(%x: tensor<64x512xf32>, %w: tensor<1024x512xf32>, %b: tensor<1024xf32>) -> tensor<64x1024xf32> {
+  %t = "strata.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<1024x512xf32>) -> tensor<512x1024xf32>
+  %0 = "strata.matmul"(%x, %t) : (tensor<64x512xf32>, tensor<512x1024xf32>) -> tensor<64x1024xf32>
+  %1 = "strata.add"(%0, %b) : (tensor<64x1024xf32>, tensor<1024xf32>) -> tensor<64x1024xf32>
+  return %1 : tensor<64x1024xf32>
+}

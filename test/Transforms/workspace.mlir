@@ -75,3 +75,36 @@ func.func @left_alone(%n: index) -> memref<4xf32> {
   %r = memref.alloc() : memref<4xf32>
   return %r : memref<4xf32>
 }
+
+// -----
+
+// A private callee (a strata-row-blocks block function left as a call) gets its own
+// workspace; its caller allocates one for it once, which becomes a view of the
+// caller's workspace, and passes it to every call.
+// CHECK-LABEL: func.func private @block
+// CHECK-SAME: (%{{.+}}: memref<4x8xf32>, %{{.+}}: memref<4x8xf32>, %[[CWS:.+]]: memref<128xi8>)
+// CHECK-SAME: strata.workspace = 128
+// CHECK: memref.view %[[CWS]]
+// CHECK-LABEL: func.func @caller
+// CHECK-SAME: %[[WS:[^ ]+]]: memref<128xi8>) attributes {strata.workspace = 128
+// CHECK: %[[V:.+]] = memref.view %[[WS]][%{{.+}}][] : memref<128xi8> to memref<128xi8>
+// CHECK-NOT: memref.alloc
+// CHECK: scf.for
+// CHECK: func.call @block(%{{.+}}, %{{.+}}, %[[V]])
+// CHECK-NOT: memref.dealloc %[[V]]
+func.func private @block(%a: memref<4x8xf32>, %out: memref<4x8xf32>) {
+  %t = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
+  memref.copy %a, %t : memref<4x8xf32> to memref<4x8xf32>
+  memref.copy %t, %out : memref<4x8xf32> to memref<4x8xf32>
+  memref.dealloc %t : memref<4x8xf32>
+  return
+}
+func.func @caller(%a: memref<4x8xf32>, %out: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    func.call @block(%a, %out) : (memref<4x8xf32>, memref<4x8xf32>) -> ()
+  }
+  return
+}

@@ -178,6 +178,19 @@ def test_cost_model_keeps_the_packed_kernel_for_large_plain_matmuls(threads, lan
                         lanes=lanes).blas_wins
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("lanes", [8, 16])
+def test_cost_model_counts_a_transposed_weight_against_generated_code(threads, lanes):
+    from strata.passes.fusion.blas import estimate
+
+    # x @ W.T of an nn.Linear, 64 rows, 512 -> 1024 with its bias as the epilogue
+    plain = estimate(1, 64, 1024, 512, epilogue=True, threads=threads, lanes=lanes)
+    t = estimate(1, 64, 1024, 512, epilogue=True, threads=threads, lanes=lanes,
+                 transposed=512 * 1024)
+    assert t.blas_us == plain.blas_us and t.generated_us > plain.generated_us
+    assert t.blas_wins
+
+
 def test_measure_times_both_ways():
     rng = np.random.default_rng(8)
     a, b = _rand(rng, 192, 160), _rand(rng, 160, 128)

@@ -27,7 +27,7 @@ def _export(name):
     return model, inputs, torch.export.export(model, inputs)
 
 
-@pytest.mark.parametrize("name", ["mlp", "small_cnn", "encoder_layer"])
+@pytest.mark.parametrize("name", ["mlp", "small_cnn", "encoder_layer", "gpt_block"])
 def test_from_torch_runs_like_eager(name):
     model, inputs, ep = _export(name)
     m = strata.from_torch(ep)
@@ -70,12 +70,18 @@ def test_module_round_trips_through_strata_opt(tmp_path):
     assert os.path.exists(tmp_path / "cnn.so") and "main" in open(header).read()
 
 
+def _sorted_features():
+    torch.manual_seed(0)
+    return torch_models.SortedFeatures().eval(), (torch.randn(4, 12),)
+
+
 def test_unsupported_op_is_a_located_error():
-    model, inputs, ep = _export("gpt_block")
+    model, inputs = _sorted_features()
+    ep = torch.export.export(model, inputs)
     with pytest.raises(strata.StrataError) as e:
         strata.from_torch(ep)
-    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "self.tok(ids)" in s)
-    assert f"{MODELS_FILE}:{line}:1: error: aten.embedding has no strata op" in str(e.value)
+    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "torch.sort(" in s)
+    assert f"{MODELS_FILE}:{line}:1: error: aten.sort has no strata op" in str(e.value)
 
 
 def test_from_torch_rejects_other_objects():
@@ -84,17 +90,36 @@ def test_from_torch_rejects_other_objects():
 
 
 def test_explain_lists_subgraphs_breaks_and_locations():
-    model, inputs = torch_models.build("gpt_block")
+    model, inputs = _sorted_features()
     report = st.explain(model, *inputs)
     kinds = [s.kind for s in report.subgraphs]
-    assert kinds == ["eager", "strata"]
+    assert kinds == ["strata", "eager", "strata"]
     (op, why, where), = report.eager_ops
-    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "self.tok(ids)" in s)
-    assert op == "aten.embedding.default" and "no strata op" in why
+    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "torch.sort(" in s)
+    assert op == "aten.sort.default" and "no strata op" in why
     assert where == f"{MODELS_FILE}:{line}"
     text = str(report)
-    assert "2 subgraphs (1 in strata, 1 in eager PyTorch)" in text
-    assert f"split by aten.embedding.default: aten.embedding has no strata op  at {where}" in text
+    assert "3 subgraphs (2 in strata, 1 in eager PyTorch)" in text
+    assert f"split by aten.sort.default: aten.sort has no strata op  at {where}" in text
+    with torch.no_grad():  # the split graph still computes the model
+        want = model(*inputs)
+        got = torch.compile(model, backend="strata")(*inputs)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_explain_shows_why_a_subgraph_failed_to_compile(monkeypatch):
+    """A strata compile failure leaves the subgraph eager, and explain prints the error."""
+    import strata.torch.backend as backend
+
+    def fail(*args, **kwargs):
+        raise strata.StrataError("injected failure", location="<test>")
+
+    monkeypatch.setattr(backend, "import_graph", fail)
+    model, inputs = torch_models.build("mlp")
+    torch._dynamo.reset()
+    report = st.explain(model, *inputs)
+    assert [s.kind for s in report.subgraphs] == ["eager"]
+    assert "strata could not compile it: <test>: error: injected failure" in str(report)
 
 
 def test_import_strata_does_not_import_torch():

@@ -81,6 +81,20 @@ class GPTBlock(nn.Module):
         return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
 
+class SortedFeatures(nn.Module):
+    """A linear layer, its features sorted (aten.sort: no strata op), another layer: the
+    graph splits around the sort (not in MODELS; the explain and error tests use it)."""
+
+    def __init__(self, d=12):
+        super().__init__()
+        self.fc1 = nn.Linear(d, d)
+        self.fc2 = nn.Linear(d, 3)
+
+    def forward(self, x):
+        h = torch.sort(self.fc1(x), dim=-1).values
+        return self.fc2(h.relu())
+
+
 def encoder_layer(d=32, heads=4, ff=64):
     return nn.TransformerEncoderLayer(d, heads, ff, dropout=0.1, batch_first=True,
                                       activation="gelu")

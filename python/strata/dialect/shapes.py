@@ -15,7 +15,8 @@ from collections.abc import Sequence
 __all__ = [
     "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
-    "transpose", "broadcast_to", "concat", "slice_", "conv2d", "pool2d", "cast",
+    "transpose", "broadcast_to", "concat", "slice_", "gather",
+    "arg_reduce", "conv2d", "pool2d", "cast",
     "normalize_axis", "RULES",
 ]
 
@@ -160,6 +161,17 @@ def reduce(op: str, shape: Shape, dtype: str, axes: Sequence[int], keepdims: boo
     return tuple(d for i, d in enumerate(shape) if i not in norm), dtype
 
 
+def arg_reduce(op: str, shape: Shape, dtype: str, axis: int, keepdims: bool):
+    """argmax / argmin: the i32 index along ``axis`` (which must not be empty)."""
+    _check_dtype(op, dtype, DTYPES)
+    ax = normalize_axis(op, axis, len(shape))
+    if shape[ax] == 0:
+        raise ShapeError(f"{op}: axis {ax} of the input {fmt_shape(shape)} is empty")
+    if keepdims:
+        return tuple(1 if i == ax else d for i, d in enumerate(shape)), "i32"
+    return tuple(d for i, d in enumerate(shape) if i != ax), "i32"
+
+
 def softmax(shape: Shape, dtype: str, axis: int):
     _check_dtype("softmax", dtype, FLOAT_DTYPES)
     if len(shape) == 0:
@@ -267,6 +279,19 @@ def slice_(shape: Shape, dtype: str, starts: Sequence[int], limits: Sequence[int
     return tuple(out), dtype
 
 
+def gather(shape: Shape, index_shape: Shape, dtype: str, index_dtype: str, axis: int):
+    """numpy ``take(input, indices, axis)``: the axis replaced by the indices' dims."""
+    _check_dtype("gather", dtype, DTYPES, "input")
+    if index_dtype != "i32":
+        raise ShapeError(f"gather: indices element type {index_dtype} is not supported "
+                         "(expected i32)")
+    ax = normalize_axis("gather", axis, len(shape))
+    if shape[ax] == 0:
+        raise ShapeError(f"gather: axis {ax} of the input {fmt_shape(shape)} has no elements "
+                         "to pick")
+    return tuple(shape[:ax]) + tuple(index_shape) + tuple(shape[ax + 1:]), dtype
+
+
 def _pair(op, name, v, n):
     if len(v) != n:
         raise ShapeError(f"{op}: {name} needs {n} values, got {len(v)}")
@@ -357,7 +382,7 @@ def cast(shape: Shape, dtype: str, target_dtype: str):
 BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
 UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
              "erf", "sin", "cos", "floor", "ceil", "round", "sign")
-REDUCE_OPS = ("sum", "max", "mean")
+REDUCE_OPS = ("sum", "max", "mean", "prod", "min")
 POOL_OPS = ("max_pool2d", "avg_pool2d")
 
 # op name -> family, for the verifier's dispatch.
@@ -369,5 +394,6 @@ RULES = {
     "compare": "compare", "select": "select", "matmul": "matmul", "softmax": "softmax",
     "layer_norm": "layer_norm", "reshape": "reshape", "transpose": "transpose",
     "broadcast_to": "broadcast_to", "concat": "concat", "slice": "slice", "conv2d": "conv2d",
+    "gather": "gather", "argmax": "arg_reduce", "argmin": "arg_reduce",
     "constant": "constant", "cast": "cast",
 }

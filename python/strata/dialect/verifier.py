@@ -118,6 +118,10 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
         return S.concat([o.shape for o in ops], [o.dtype for o in ops], a("axis"))
     if family == "slice":
         return S.slice_(ops[0].shape, ops[0].dtype, a("starts"), a("limits"), a("steps"))
+    if family == "arg_reduce":
+        return S.arg_reduce(name, ops[0].shape, ops[0].dtype, a("axis"), a("keepdims"))
+    if family == "gather":
+        return S.gather(ops[0].shape, ops[1].shape, ops[0].dtype, ops[1].dtype, a("axis"))
     if family == "conv2d":
         return S.conv2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
                         a("padding"), a("dilations"), a("layout"), a("groups"))

@@ -37,10 +37,12 @@ __all__ = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "mod", "maximum", "minimum", "pow",
     "neg", "abs", "exp", "log",
     "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "where", "equal", "not_equal", "less",
-    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "softmax",
+    "less_equal", "greater", "greater_equal", "matmul", "sum", "max", "mean", "prod", "min",
+    "softmax",
     "layer_norm", "reshape", "transpose", "broadcast_to", "concat", "slice", "conv2d",
     "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
-    "ceil", "round", "sign",
+    "ceil", "round", "sign", "take", "argmax", "argmin", "logical_and", "logical_or",
+    "logical_xor", "logical_not",
 ]
 
 
@@ -373,6 +375,91 @@ def mean(x, axis=None, keepdims=False):
 
 
 @_user_errors
+def prod(x, axis=None, keepdims=False):
+    """Product over ``axis`` (an int, a sequence, or None for all axes); i32 wraps."""
+    return _reduce("prod", x, axis, keepdims)
+
+
+@_user_errors
+def min(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    """Minimum over ``axis`` (an int, a sequence, or None for all axes)."""
+    return _reduce("min", x, axis, keepdims)
+
+
+def _truth(scope, x):
+    """0 / 1 as i32: a bool tensor cast, any other tensor compared with 0."""
+    if x.dtype != "i1":
+        x = _emit(scope, strata.CompareOp, *_as_tensors(x, 0, scope=scope)[1], "ne")
+    return _emit(scope, strata.CastOp, x, "i32")
+
+
+def _logical(name, a, b):
+    scope, (a, b) = _as_tensors(a, b, dtype="i32") if any(
+        isinstance(v, Tensor) for v in (a, b)) else (None, (a, b))
+    if scope is None:
+        raise S.ShapeError(f"{name}: at least one operand must be a strata tensor")
+    x, y = _truth(scope, a), _truth(scope, b)
+    if name == "logical_and":
+        z = _emit(scope, strata.MulOp, x, y)
+    elif name == "logical_or":
+        z = _emit(scope, strata.MaximumOp, x, y)
+    else:
+        z = _emit(scope, strata.SubOp, x, y)
+    return _emit(scope, strata.CompareOp, *_as_tensors(z, 0, scope=scope)[1], "ne")
+
+
+@_user_errors
+def logical_and(a, b):
+    """numpy ``logical_and``: a bool tensor; operands are bool tensors (comparison results,
+    bool arrays) or numbers, read as true when non-zero. Broadcasts."""
+    return _logical("logical_and", a, b)
+
+
+@_user_errors
+def logical_or(a, b):
+    """numpy ``logical_or`` (see :func:`logical_and`)."""
+    return _logical("logical_or", a, b)
+
+
+@_user_errors
+def logical_xor(a, b):
+    """numpy ``logical_xor`` (see :func:`logical_and`)."""
+    return _logical("logical_xor", a, b)
+
+
+@_user_errors
+def logical_not(x):
+    """numpy ``logical_not``: a bool tensor, true where ``x`` is false (or zero)."""
+    scope, (x,) = _as_tensors(x)
+    return _emit(scope, strata.CompareOp, *_as_tensors(_truth(scope, x), 0, scope=scope)[1],
+                 "eq")
+
+
+def _arg_reduce(name, x, axis, keepdims):
+    scope, (x,) = _as_tensors(x)
+    if axis is None:  # numpy: the index into the flattened array
+        x = _emit(scope, strata.ReshapeOp, x, [None if None in x.shape else
+                                               int(np.prod(x.shape, dtype=np.int64))])
+        axis = 0
+        if keepdims:
+            raise S.ShapeError(f"{name}: keepdims needs an axis")
+    return _emit(scope, strata.op_class(f"strata.{name}"), x, int(axis),
+                 keepdims=True if keepdims else None)
+
+
+@_user_errors
+def argmax(x, axis: int | None = None, keepdims: bool = False):
+    """numpy ``argmax``: the i32 index of the first maximum along ``axis`` (a NaN wins)."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+@_user_errors
+def argmin(x, axis: int | None = None, keepdims: bool = False):
+    """numpy ``argmin``: the i32 index of the first minimum along ``axis`` (a NaN wins)."""
+    return _arg_reduce("argmin", x, axis, keepdims)
+
+
+@_user_errors
 def softmax(x, axis: int = -1):
     """Softmax along ``axis``, in the numerically stable form."""
     scope, (x,) = _as_tensors(x)
@@ -465,6 +552,29 @@ def slice(x, starts: Sequence[int], limits: Sequence[int], steps: Sequence[int] 
     scope, (x,) = _as_tensors(x)
     steps = [1] * x.ndim if steps is None else list(steps)
     return _slice(scope, x, list(starts), list(limits), steps)
+
+
+@_user_errors
+def take(x, indices, axis: int | None = None):
+    """numpy ``take(x, indices, axis)``: slices of ``x`` picked along ``axis`` by i32
+    ``indices`` (a strata tensor, a Python list or a numpy array); ``axis=None`` picks
+    from the flattened ``x``. Negative indices count from the end; an index still out of
+    range is clamped (numpy's ``mode="clip"``), so the op never reads out of bounds.
+    ``take(table, ids, axis=0)`` is an embedding lookup."""
+    if isinstance(indices, (list, tuple)):  # our own copy: nothing can write to it
+        indices = np.asarray(indices, dtype=np.int32)
+        indices.setflags(write=False)
+    elif isinstance(indices, np.ndarray) and indices.dtype.kind in "iu" and \
+            indices.dtype != np.int32:
+        writable = indices.flags.writeable
+        indices = indices.astype(np.int32)
+        indices.setflags(write=writable)
+    scope, (x, idx) = _as_tensors(x, indices)
+    if axis is None:
+        x = _emit(scope, strata.ReshapeOp, x, [None if None in x.shape else
+                                               int(np.prod(x.shape, dtype=np.int64))])
+        axis = 0
+    return _emit(scope, strata.GatherOp, x, idx, int(axis))
 
 
 def _index_entry(item, size, dim):

@@ -37,7 +37,8 @@ __all__ = ["DIALECT", "OpRef", "Record", "RecordingFunction", "record_trace", "A
 ATTRIBUTES = {
     "compare": ("predicate",), "concat": ("axis",), "transpose": ("permutation",),
     "sum": ("axes",), "max": ("axes",), "mean": ("axes",),
-    "slice": ("starts", "limits", "steps"),
+    "prod": ("axes",), "min": ("axes",), "argmax": ("axis",), "argmin": ("axis",),
+    "slice": ("starts", "limits", "steps"), "gather": ("axis",),
     "conv2d": ("strides", "padding", "dilations", "layout"),
     "max_pool2d": ("kernel", "strides", "padding", "layout"),
     "avg_pool2d": ("kernel", "strides", "padding", "layout"),

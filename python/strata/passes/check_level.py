@@ -23,7 +23,7 @@ __all__ = ["CheckLevelPass", "LEVEL_NAMES", "ALLOWED"]
 LEVEL_NAMES = ["strata", "linalg", "fused", "layout", "bufferized", "llvm"]
 ALLOWED = {
     "strata": {"strata"},
-    "linalg": {"linalg", "tensor", "arith", "math"},
+    "linalg": {"linalg", "tensor", "arith", "math", "scf"},  # scf: strata-row-blocks
     "fused": {"linalg", "tensor", "arith", "math", "scf", "affine", "vector"},  # row kernels
     "layout": {"linalg", "tensor", "arith", "math", "scf", "affine", "vector"},
     "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},

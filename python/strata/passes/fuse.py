@@ -265,6 +265,7 @@ class FusePass(Pass):
                 init = producer.operands[len(producer.operands) - 1].owner
                 fill = not isinstance(init, ir.Block) and init.name == "linalg.fill"
                 if fill:
+                    init = _own_fill(init, producer)
                     tags.add(init, f"strata.fuse_init_{i}")
             roots.append((tiles, parallel, fill))
         for i, (tiles, parallel, fill) in enumerate(roots):
@@ -291,7 +292,7 @@ class FusePass(Pass):
                         is_elementwise_producer(users[0]) and
                         None not in loop_ranges(users[0]))
             cost = blas_estimate(batch, m, n, k, epilogue=epilogue, threads=self.threads,
-                                 lanes=lanes)
+                                 lanes=lanes, transposed=_transposed_elements(op))
             shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
                 f"{m}x{n}x{k}"
             predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
@@ -311,6 +312,22 @@ class FusePass(Pass):
                 then = (f"; its epilogue {describe(users[0])} " +
                         ("runs as its own loop" if use else "is tiled into the generated kernel"))
             self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}{then}")
+
+
+def _transposed_elements(op) -> int:
+    """Elements of the matmul's inputs that come from a ``linalg.transpose`` swapping the
+    last two dims only (a BLAS call reads those as they are, with its transpose flag)."""
+    total = 0
+    for value in list(op.operands)[:2]:
+        owner = value.owner
+        owner = owner.operation if hasattr(owner, "operation") else None
+        if owner is None or owner.name != "linalg.transpose":
+            continue
+        perm = list(ir.DenseI64ArrayAttr(owner.attributes["permutation"]))
+        rank = len(perm)
+        if rank >= 2 and perm == list(range(rank - 2)) + [rank - 1, rank - 2]:
+            total += int(np.prod(ir.RankedTensorType(value.type).shape))
+    return total
 
 
 def _us(t: float) -> str:
@@ -382,6 +399,19 @@ def _parallel_epilogue(i, tiles, fill):
             structured.FuseIntoContainingOp(init, fused.new_containing_op)
 
     return body
+
+
+def _own_fill(init, producer):
+    """The fill that initializes ``producer`` and nothing else: CSE merges equal fills, and
+    the clone of a shared one fused into one tile loop keeps its tags, so matching them
+    for the next contraction would find that clone too (no use there: the fusion fails)."""
+    if len(_users(init.results[0])) == 1:
+        return init
+    with ir.InsertionPoint(producer):
+        own = init.clone()
+    own = getattr(own, "operation", own)
+    producer.operands[len(producer.operands) - 1] = own.results[0]
+    return own
 
 
 def _contraction_flops(op) -> int:

@@ -2,7 +2,7 @@
 
 Named linalg ops where upstream has them (matmul, batch_matmul, conv_2d_*,
 pooling_*, reduce, transpose, broadcast, softmax), linalg.generic otherwise;
-tensor ops for reshape, concat and slice. Numpy broadcasting becomes indexing
+tensor ops for reshape, concat and slice, a linalg.generic of tensor.extract for gather. Numpy broadcasting becomes indexing
 maps; dynamic dims become tensor.dim operands of tensor.empty. A sketch:
 
     func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
@@ -48,6 +48,10 @@ _TABLE = {
     "sum": lambda op: reduction.lower_reduce(op, "sum"),
     "max": lambda op: reduction.lower_reduce(op, "max"),
     "mean": lambda op: reduction.lower_reduce(op, "mean"),
+    "prod": lambda op: reduction.lower_reduce(op, "prod"),
+    "min": lambda op: reduction.lower_reduce(op, "min"),
+    "argmax": lambda op: reduction.lower_arg_reduce(op, "argmax"),
+    "argmin": lambda op: reduction.lower_arg_reduce(op, "argmin"),
     "softmax": reduction.lower_softmax,
     "layer_norm": reduction.lower_layer_norm,
     "reshape": shape_ops.lower_reshape,
@@ -55,6 +59,7 @@ _TABLE = {
     "broadcast_to": shape_ops.lower_broadcast_to,
     "concat": shape_ops.lower_concat,
     "slice": shape_ops.lower_slice,
+    "gather": shape_ops.lower_gather,
     "constant": shape_ops.lower_constant,
     "conv2d": conv.lower_conv2d,
     "max_pool2d": lambda op: conv.lower_pool(op, "max_pool2d"),

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, memref
+from mlir.dialects import arith, func, memref
 
 from .base import Pass, collect_ops
 
@@ -69,8 +69,10 @@ def _live_range(alloc: ir.Operation, block_ops: dict, end: int):
             if user.name == "memref.dealloc":
                 deallocs.append(user)
                 continue
-            if user.name in ("func.return", "func.call", "memref.realloc", "memref.store",
-                             "llvm.store"):
+            if user.name == "func.call" and _CALLEE_WS in alloc.attributes:
+                pass  # a callee's workspace (strata-row-blocks' block functions)
+            elif user.name in ("func.return", "func.call", "memref.realloc", "memref.store",
+                               "llvm.store"):
                 return None  # escapes, or is stored as a value
             index = _top_level(user, block_ops)
             if index is None:
@@ -121,12 +123,17 @@ class WorkspacePass(Pass):
     name = "strata-workspace"
 
     def run(self, module: ir.Operation) -> None:
-        for fn in collect_ops(module, lambda op: op.name == "func.func"):
+        functions = collect_ops(module, lambda op: op.name == "func.func")
+        # private functions (callees) first: their callers pass them a workspace
+        functions.sort(key=lambda fn: "sym_visibility" not in fn.attributes)
+        for fn in functions:
             if fn.regions and fn.regions[0].blocks and "strata.workspace" not in fn.attributes:
                 with fn.location:
-                    self._function(fn)
+                    size = self._function(fn)
+                if size and "sym_visibility" in fn.attributes:
+                    _pass_workspace(module, fn, size)
 
-    def _function(self, fn: ir.Operation) -> None:
+    def _function(self, fn: ir.Operation) -> int:
         block = fn.regions[0].blocks[0]
         ops = [op.operation for op in block.operations]
         block_ops = {op: i for i, op in enumerate(ops)}
@@ -139,7 +146,7 @@ class WorkspacePass(Pass):
             if live is not None:
                 chosen.append((op, size, live))
         if not chosen:
-            return
+            return 0
         offsets, total = pack([(first, last, size) for _, size, (first, last, _) in chosen])
         i8 = ir.IntegerType.get_signless(8)
         ws_type = ir.MemRefType.get([total], i8)
@@ -160,3 +167,37 @@ class WorkspacePass(Pass):
             for dealloc in deallocs:
                 dealloc.erase()
             alloc.erase()
+        return total
+
+
+_CALLEE_WS = "strata.callee_workspace"
+
+
+def _pass_workspace(module: ir.Operation, callee: ir.Operation, size: int) -> None:
+    """Each caller of private function ``callee`` allocates its workspace once (at its
+    entry, freed before it returns: packed into the caller's own workspace when the
+    caller is processed) and passes it as the new last operand of every call."""
+    name = ir.StringAttr(callee.attributes["sym_name"]).value
+    calls = collect_ops(module, lambda op: op.name == "func.call" and
+                        ir.FlatSymbolRefAttr(op.attributes["callee"]).value == name)
+    by_caller: dict = {}
+    for call in calls:
+        caller = call.parent
+        while caller.name != "func.func":
+            caller = caller.parent
+        by_caller.setdefault(caller, []).append(call)
+    with module.context, ir.Location.unknown():
+        ws_type = ir.MemRefType.get([size], ir.IntegerType.get_signless(8))
+    for caller, sites in by_caller.items():
+        block = caller.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(block), caller.location:
+            ws = memref.alloc(ws_type, [], [], alignment=ALIGNMENT)
+        ws.owner.attributes[_CALLEE_WS] = ir.UnitAttr.get(module.context)
+        for ret in [op.operation for op in block.operations if op.operation.name == "func.return"]:
+            with ir.InsertionPoint(ret), caller.location:
+                memref.dealloc(ws)
+        for call in sites:
+            with ir.InsertionPoint(call), call.location:
+                func.CallOp([r.type for r in call.results], ir.FlatSymbolRefAttr.get(name),
+                            list(call.operands) + [ws])
+            call.erase()

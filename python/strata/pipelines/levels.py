@@ -33,6 +33,7 @@ from ..passes.fuse import FusePass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_blocks import RowBlocksPass
 from ..passes.row_fuse import RowFusePass
 from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
@@ -73,6 +74,7 @@ def _strata(p: Pipeline, o: LevelOptions) -> None:
 
 
 def _linalg(p: Pipeline, o: LevelOptions) -> None:
+    p.add(RowBlocksPass())  # a dynamic batch dim: loops over static blocks of rows
     p.add(ToLinalgPass())
     p.add("canonicalize, cse")
 
@@ -113,6 +115,9 @@ def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     if o.threads > 1:
         p.add(ParallelizePass(threads=o.threads))
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
+    # strata-row-blocks' static block functions, compiled as such, into their loops: their
+    # blocks of rows bufferize to views of the arguments and results (no copies)
+    p.add("inline{default-pipeline=}, eliminate-empty-tensors")
     p.add(BufferizePass())
     if o.blas != "never":
         p.add(BlasPass(threads=o.threads))

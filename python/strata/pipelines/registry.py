@@ -23,6 +23,7 @@ from ..passes.gpu.map import GpuMapPass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
 from ..passes.parallelize import ParallelizePass
+from ..passes.row_blocks import RowBlocksPass
 from ..passes.row_fuse import RowFusePass
 from ..passes.row_kernels import RowKernelsPass
 from ..passes.strided_copies import StridedCopiesPass
@@ -43,7 +44,8 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     FusePass, LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass,
     BufferizePass, UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass,
     LowerToLLVMPass, CheckLevelPass, StridedCopiesPass, CpuPipeline, GpuMapPass, GpuLaunchPass,
-    GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass, VectorizeDepthwisePass)}
+    GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass, RowBlocksPass,
+    VectorizeDepthwisePass)}
 
 
 def is_strata_pass(name: str) -> bool:

@@ -40,8 +40,10 @@ from ..frontend.locations import location_text
 from ..frontend.scopes import param_names, spec_of
 from ..frontend.tensor import TensorSpec
 from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
-from .engine import _char_at, address
+from .engine import _char_at, _set_shape, address
 from .log import logger
+from .out_arrays import copy_into, out_arrays
+from .output_pool import result_maker
 from .variants import Variants
 
 # MLIR (the bindings, the pipelines) is imported where a compile needs it, not here:
@@ -219,8 +221,10 @@ _ndarray = np.ndarray
 class CompiledFunction:
     """One function compiled for one signature (static shapes).
 
-    Results are fresh numpy arrays the compiled code writes into (booleans as
-    numpy bools: the code stores them as i8 0/1). ``allocs`` lists the code's own
+    Results are new numpy arrays the compiled code writes into (booleans as
+    numpy bools: the code stores them as i8 0/1), large ones recycled through the
+    output pool (runtime/output_pool.py), or the caller's ``out=`` arrays
+    (runtime/out_arrays.py). ``allocs`` lists the code's own
     buffers (runtime/allocs.py). Reentrant: the kernel keeps per-thread state.
     """
 
@@ -232,6 +236,8 @@ class CompiledFunction:
         self.allocs = list(allocs)
         self.workspace = workspace  # bytes of intermediates (strata-workspace)
         self._outs = [(tuple(s), numpy_dtype(d)) for s, d in result_specs]
+        self._makers = [result_maker(s, d) for s, d in self._outs  # runtime/output_pool.py
+                        if None not in s]  # (a dynamic variant makes them per shape)
         self._local = threading.local()
         # what the warm path needs of each argument's address: its dtype's alignment
         self._masks = tuple(numpy_dtype(d).alignment - 1 for _, d in arg_specs)
@@ -245,16 +251,23 @@ class CompiledFunction:
             ws = self._local.ws = (buffer, base + (-base) % WORKSPACE_ALIGNMENT)
         return ws[1]
 
-    def run(self, arrays):
-        """Runs on C-contiguous, aligned, native-order ``arrays`` of the compiled signature."""
-        outs = [np.empty(s, d) for s, d in self._outs]
+    def run(self, arrays, out=None):
+        """Runs on C-contiguous, aligned, native-order ``arrays`` of the compiled signature;
+        the results are new arrays (runtime/output_pool.py), or ``out``'s
+        (runtime/out_arrays.py)."""
+        if out is None:
+            outs = [make() for make in self._makers]
+        else:
+            outs, copies = out_arrays(self.name, out, self._outs, self._makers, arrays)
         pointers = [address(a) for a in arrays] + [address(o) for o in outs]
         if self.workspace:
             pointers.append(self._workspace())
         self.kernel.call_pointers(pointers)
+        if out is not None:
+            return _copied(outs, copies)
         return outs
 
-    def run_if_ready(self, arrays):
+    def run_if_ready(self, arrays, out=None):
         """The warm path: runs on numpy ``arrays`` whose shapes and dtypes (native order)
         are the signature's, and returns the results, or None where an array is not
         C-contiguous and aligned (the caller converts it). One pass over the arguments,
@@ -274,7 +287,10 @@ class CompiledFunction:
             desc = descs[i]
             desc.allocated = desc.aligned = p
         i = len(arrays)
-        outs = [np.empty(s, d) for s, d in self._outs]
+        if out is None:
+            outs = [make() for make in self._makers]
+        else:
+            outs, copies = out_arrays(self.name, out, self._outs, self._makers, arrays)
         for o in outs:
             desc = descs[i]
             desc.allocated = desc.aligned = address(o)
@@ -283,7 +299,18 @@ class CompiledFunction:
             desc = descs[i]
             desc.allocated = desc.aligned = self._workspace()
         call()
+        if out is not None:
+            return _copied(outs, copies)
         return outs
+
+
+def _copied(outs, copies):
+    """``outs`` with each temporary of ``copies`` (an out= array overlapping an input)
+    copied into its out= array and replaced by it."""
+    for temporary, target in copies:
+        np.copyto(target, temporary)
+        outs[next(i for i, o in enumerate(outs) if o is temporary)] = target
+    return outs
 
 
 def _describe_key(key) -> str:
@@ -309,31 +336,89 @@ class DynamicFunction(CompiledFunction):
     def __init__(self, *args, shapes):
         super().__init__(*args)
         self.shapes = shapes
-        self._checked: set = set()
+        self._made: dict = {}  # input shapes -> (result specs, result makers)
+        self._lock = threading.Lock()
+        # input shapes -> (results' (shape, dtype)s, every descriptor's shape, result
+        # makers): the warm path of a shape seen before sets only addresses, and shapes
+        # when they changed
+        self._entries: dict = {}
 
-    def run_if_ready(self, arrays):
-        for a in arrays:
-            flags = a.flags
-            if not (flags.c_contiguous and flags.aligned):
+    def run_if_ready(self, arrays, out=None):
+        entry = self._entries.get(tuple([a.shape for a in arrays]))
+        if entry is None or out is not None:
+            for a in arrays:
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+            return self.run(arrays, out)
+        _, shapes, makers = entry
+        descs, call = self.kernel.thread_state()
+        local = self._local
+        if getattr(local, "entry", None) is not entry:
+            for desc, shape in zip(descs, shapes, strict=False):
+                _set_shape(desc, shape)
+            local.entry = entry
+        masks = self._masks
+        for i, a in enumerate(arrays):
+            try:
+                p = _addressof(_char_at(a))
+            except (TypeError, ValueError):
+                flags = a.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return None
+                p = a.ctypes.data
+            if p & masks[i]:
                 return None
-        return self.run(arrays)
+            desc = descs[i]
+            desc.allocated = desc.aligned = p
+        i = len(arrays)
+        outs = [make() for make in makers]
+        for o in outs:
+            desc = descs[i]
+            desc.allocated = desc.aligned = address(o)
+            i += 1
+        if self.workspace:
+            desc = descs[i]
+            desc.allocated = desc.aligned = self._workspace()
+        call()
+        return outs
 
-    def run(self, arrays):
+    def run(self, arrays, out=None):
         specs = [(a.shape, d) for a, (_, d) in zip(arrays, self.arg_specs, strict=True)]
-        results = self.shapes(specs)
         key = tuple(a.shape for a in arrays)
-        if key not in self._checked:
-            check_allocs(self.name, [[self.shapes.largest(specs), "<" + self.name + ">",
-                                      f"an intermediate for {_signature(specs)}"]])
-            self._checked.add(key)
-        outs = [np.empty(s, numpy_dtype(d)) for s, d in results]
+        made = self._made.get(key)
+        if made is None:
+            made = self._results_for(key, specs)
+        results, makers = made
+        if out is None:
+            outs = [make() for make in makers]
+        else:
+            outs, copies = out_arrays(self.name, out, results, makers, arrays)
         pointers = [address(a) for a in arrays] + [address(o) for o in outs]
         shapes = [a.shape for a in arrays] + [o.shape for o in outs]
+        if len(self._entries) < 4096:
+            self._entries[key] = (results, list(shapes), makers)
         if self.workspace:
             pointers.append(self._workspace())
             shapes.append((self.workspace,))
+        self._local.entry = None  # call_shaped sets every shape
         self.kernel.call_shaped(pointers, shapes)
+        if out is not None:
+            return _copied(outs, copies)
         return outs
+
+    def _results_for(self, key, specs):
+        """``(result specs, result makers)`` for a new set of input shapes (checked
+        against what the process can allocate; the latest 64 kept)."""
+        check_allocs(self.name, [[self.shapes.largest(specs), "<" + self.name + ">",
+                                  f"an intermediate for {_signature(specs)}"]])
+        results = [(tuple(s), numpy_dtype(d)) for s, d in self.shapes(specs)]
+        made = (results, [result_maker(s, d) for s, d in results])
+        with self._lock:
+            while len(self._made) >= 64:
+                self._made.pop(next(iter(self._made)))
+            self._made[key] = made
+        return made
 
 
 def compiled_function(fname, arg_specs, result_specs, kernel, allocs, workspace, shapes=None):
@@ -417,13 +502,14 @@ class ProgramBase:
             return functools.partial(self.call, name)
         raise AttributeError(name)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         if len(self._signatures) != 1:
             raise StrataError(f"the module has several functions ({', '.join(self.functions)}); "
                               "call one by name", location=location_text())
-        return self.call(next(iter(self._signatures)), *args)
+        return self.call(next(iter(self._signatures)), *args, out=out)
 
-    def call(self, fname: str, *args):
+    def call(self, fname: str, *args, out=None):
+        """Runs ``fname`` on ``args``; ``out``: the results' arrays (runtime/out_arrays.py)."""
         specs, names = self._signatures[fname]
         if len(args) != len(specs):
             raise StrataError(f"{fname}: expected {len(specs)} arguments, got {len(args)}",
@@ -433,7 +519,7 @@ class ProgramBase:
         compiled = self._get(fname, [(a.shape, d) for a, (_, d) in
                                      zip(arrays, specs, strict=True)])
         self.stats.calls += 1
-        outs = compiled.run(arrays)
+        outs = compiled.run(arrays) if out is None else compiled.run(arrays, out)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _get(self, fname, arg_specs):
@@ -627,7 +713,7 @@ class CachedProgram:
         self._cache = Variants(1)
         self._cache.get_or_build(compiled.name, lambda: compiled)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         fname = self.compiled.name
         if len(args) != len(self.compiled.arg_specs):
             raise StrataError(f"{fname}: expected {len(self.compiled.arg_specs)} arguments, "
@@ -635,7 +721,7 @@ class CachedProgram:
         arrays = [_coerce(a, s, d, n, fname) for a, (s, d), n in
                   zip(args, self.compiled.arg_specs, self.names, strict=True)]
         self.stats.calls += 1
-        outs = self.compiled.run(arrays)
+        outs = self.compiled.run(arrays, out)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -673,7 +759,8 @@ class JitFunction:
     def __init__(self, fn, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
                  threads: int | None = None, max_variants: int | None = None,
                  dynamic: dict | None = None, automatic_dynamic: bool = False,
-                 max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
+                 max_recompiles: int | None = None, blas: str = "auto", timing: bool = False,
+                 buckets: dict | None = None):
         self.fn = fn
         self.timing = timing
         self.fusion = fusion
@@ -694,6 +781,20 @@ class JitFunction:
         self._failed_dynamic: set = set()  # dims a dynamic compile could not handle
         self._lock = threading.RLock()
         self._last = (None, None)  # (key, variant) of the latest call
+        self.bucket_rules = buckets
+        self._buckets = None
+        if buckets:
+            from .buckets import BucketPolicy
+
+            self._buckets = BucketPolicy(fn, buckets)
+
+    def bucket_costs(self) -> dict:
+        """What shape buckets cost so far (runtime/buckets.py): calls, padded calls, rows
+        asked for vs padded, seconds spent padding and slicing, calls per bucket."""
+        if self._buckets is None:
+            raise StrataError(f"{self.__name__}: no shape buckets (strata.jit(buckets=...))",
+                              location=location_text())
+        return self._buckets.stats.as_dict()
 
     def signature_of(self, args):
         names = _param_names(self.fn, len(args))
@@ -706,7 +807,13 @@ class JitFunction:
 
         return trace(self.fn, *args)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
+        if self._buckets is not None:  # pads, calls _call, slices the results back
+            results = self._buckets.call(self._call, args)
+            return results if out is None else copy_into(self.__name__, results, out)
+        return self._call(*args, out=out)
+
+    def _call(self, *args, out=None):
         # The warm path keys on (shape, dtype) / Python type only; the full spec checks
         # (with their error messages) run when a signature is first seen. The variant
         # of the previous call is kept beside its key: a repeated signature skips even
@@ -725,10 +832,10 @@ class JitFunction:
         self.stats.calls += 1
         fast = program.fast
         if fast is not None:  # the key matched shapes and dtypes exactly
-            outs = fast.run_if_ready(args)
+            outs = fast.run_if_ready(args, out)
             if outs is not None:
                 return outs[0] if len(outs) == 1 else tuple(outs)
-        return program(*args)
+        return program(*args, out=out)
 
     def _resolve(self, key, args) -> Program:
         """The variant for a call no exact-key variant serves: a dynamic variant whose guard
@@ -955,7 +1062,7 @@ class JitFunction:
 
         options = dict(fusion=self.fusion, opt_level=self.opt_level, layout=self.layout,
                        threads=self.threads, automatic_dynamic=self.automatic_dynamic,
-                       blas=self.blas)
+                       blas=self.blas, buckets=self.bucket_rules)
         return measure_costs(lambda: JitFunction(self.fn, **options), args,
                              _param_names(self.fn, len(args)))
 
@@ -1027,7 +1134,8 @@ def _param_names(fn, n):
 def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool = True,
         threads: int | None = None, max_variants: int | None = None,
         dynamic: dict | None = None, automatic_dynamic: bool = False,
-        max_recompiles: int | None = None, blas: str = "auto", timing: bool = False):
+        max_recompiles: int | None = None, blas: str = "auto", timing: bool = False,
+        buckets: dict | None = None):
     """Decorator: trace and compile ``fn`` for the CPU on first call per shapes/dtypes.
 
     numpy arrays the function captures (closures, globals) are constants read at
@@ -1040,8 +1148,10 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     ``dynamic={"x": [0]}`` compiles dim 0 of ``x`` as dynamic (``?``) from the first call:
     one variant serves every size >= 2 of it. ``automatic_dynamic``: when a dim takes a
     second value, recompile once with that dim dynamic (logged under
-    ``STRATA_LOG=recompiles``). Off by default: code with dynamic dims is not yet tiled
-    and vectorized like static code (a dynamic matmul runs tens of times slower).
+    ``STRATA_LOG=recompiles``). Off by default. A function row-independent along its
+    dynamic dim (rows of a batch) runs as a loop over static blocks of rows
+    (strata-row-blocks) at about the speed of static code; other dynamic code is not
+    tiled and vectorized like static code (a dynamic matmul runs tens of times slower).
     ``max_recompiles`` (default ``STRATA_MAX_RECOMPILES``, else 8): past that many
     variants for one set of argument dtypes and ranks, the changing dims become dynamic
     (with a StrataPerformanceWarning), or, if that cannot be compiled, a call raises a
@@ -1051,12 +1161,17 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     or ``never`` (see runtime/blas.py).
     ``timing``: keep each compile's profile (phases and MLIR's per-pass timing of every
     level) for ``f.compile_profile()``; ``STRATA_TIMING=1`` does so and prints each one.
+    ``buckets={"x": {0: "pow2"}}`` (or ``{0: [16, 64, 256]}``): pad that dim of ``x`` with
+    zero rows up to its bucket and slice the results back, so each bucket compiles one
+    static variant; checked once to be sound (padded rows cannot change a real row),
+    else a StrataError says why (runtime/buckets.py). ``f.bucket_costs()``: what padding
+    cost.
     The function may be called from several threads at once.
     """
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
                    max_variants=max_variants, dynamic=dynamic,
                    automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,
-                   blas=blas, timing=timing)
+                   blas=blas, timing=timing, buckets=buckets)
     if fn is None:
         return lambda f: JitFunction(f, **options)
     return JitFunction(fn, **options)

@@ -35,7 +35,7 @@ FILES = ("lib.so", "meta.json")
 MANIFEST = "manifest.json"
 _IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR",
                   "STRATA_CACHE_MUST_HIT", "STRATA_CACHE_MAX_BYTES", "STRATA_LOG",
-                  "STRATA_MAX_VARIANTS"}
+                  "STRATA_MAX_VARIANTS", "STRATA_OUTPUT_POOL_BYTES"}
 
 
 def enabled() -> bool:

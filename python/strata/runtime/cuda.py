@@ -198,9 +198,12 @@ class CudaProgram(ProgramBase):
                 out[name] = data.decode()
         return out
 
-    def call(self, fname: str, *args):
+    def call(self, fname: str, *args, out=None):
         from .device import DeviceArray, to_device
 
+        if out is not None:
+            raise StrataError(f"{fname}: out= is not supported by the cuda target",
+                              location=location_text())
         if not any(isinstance(a, DeviceArray) for a in args):
             return super().call(fname, *args)
         specs, names = self._signatures[fname]

@@ -9,6 +9,7 @@
     warm call                     38.5 us   best-of-5 mean per call
     new shape, compiled           405 ms    first call with dim 0 of 'x' changed (5 -> 6)
     new shape, dynamic variant    40.1 us   a third size, served by the dynamic variant
+    bucket pad + slice            2.1 us    per padded call (with strata.jit(buckets=...))
 
 Each row is measured on the spot: the cold compile uses a private, empty cache
 folder (so it never reads another run's entry) which the restart row then hits;
@@ -97,6 +98,14 @@ def measure_costs(make, args, names) -> CostReport:
                              per_call(cold, biggest),
                              "a third size, served by the dynamic variant" if dynamic else
                              "a third size (automatic dynamic off or not possible)"))
+            if getattr(cold, "_buckets", None) is not None:
+                costs = cold.bucket_costs()
+                if costs["padded_calls"]:
+                    rows.append(("bucket pad + slice",
+                                 costs["pad_slice_seconds"] / costs["padded_calls"],
+                                 f"per padded call ({costs['padded_rows']} rows padded for "
+                                 f"{costs['rows']} asked, {costs['padded_calls']} of "
+                                 f"{costs['calls']} calls)"))
         finally:
             if saved is None:
                 os.environ.pop("STRATA_CACHE_DIR", None)

@@ -241,6 +241,27 @@ def _amax(node, self, dim=(), keepdim=False):
     return S.max(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
 
 
+def _amin(node, self, dim=(), keepdim=False):
+    return S.min(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
+
+
+def _argmax(node, self, dim=None, keepdim=False):
+    if dim is None and keepdim:  # torch keeps every dim as size 1
+        return S.reshape(S.argmax(self), list(node.meta["val"].shape))
+    return S.argmax(self, axis=dim, keepdims=keepdim)
+
+
+def _argmin(node, self, dim=None, keepdim=False):
+    if dim is None and keepdim:
+        return S.reshape(S.argmin(self), list(node.meta["val"].shape))
+    return S.argmin(self, axis=dim, keepdims=keepdim)
+
+
+def _prod(node, self, dim=None, keepdim=False, dtype=None):
+    x = _cast_to(self, _out_dtype(node))
+    return S.prod(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
+
+
 def _softmax(node, self, dim, half_to_float=False):
     return S.softmax(_cast_to(self, _out_dtype(node)), axis=dim)
 
@@ -430,6 +451,14 @@ def _scalar_tensor(node, s, **kw):
     return S.constant(np.array(_scalar(s), _np(node)), _out_dtype(node))
 
 
+def _embedding(node, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return S.take(weight, indices, axis=0)
+
+
+def _index_select(node, self, dim, index):
+    return S.take(self, index, axis=dim)
+
+
 # --- convolution and pooling ----------------------------------------------------------------------
 
 
@@ -479,7 +508,9 @@ CONVERTERS = {
     "le": _compare(S.less_equal), "gt": _compare(S.greater), "ge": _compare(S.greater_equal),
     "where": _where,
     "mm": _mm, "bmm": _mm, "matmul": _mm, "addmm": _addmm, "linear": _linear,
-    "sum": _sum, "mean": _mean, "amax": _amax, "_softmax": _softmax, "softmax": _softmax,
+    "sum": _sum, "mean": _mean, "amax": _amax,
+    "amin": _amin, "prod": _prod,
+    "argmax": _argmax, "argmin": _argmin, "_softmax": _softmax, "softmax": _softmax,
     "_log_softmax": _log_softmax,
     "native_layer_norm": _native_layer_norm,
     "_native_batch_norm_legit_no_training": _batch_norm_eval,
@@ -494,6 +525,7 @@ CONVERTERS = {
     "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(
         n, input, p, train)[0],
     "full": _full, "full_like": _full_like, "scalar_tensor": _scalar_tensor,
+    "embedding": _embedding, "index_select": _index_select,
     "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,

@@ -1,11 +1,15 @@
 """``strata.torch.explain(model, *inputs)``: what runs in strata, what in eager PyTorch, and why.
 
-    >>> print(strata.torch.explain(model, x, ids))
-    strata.torch.explain: 1 graph, 2 subgraphs (1 in strata, 1 in eager PyTorch), 0 graph breaks
+    >>> print(strata.torch.explain(model, x))
+    strata.torch.explain: 1 graph, 3 subgraphs (2 in strata, 1 in eager PyTorch), 0 graph breaks
     graph 0
-      subgraph 0  eager   aten.embedding.default
-                  split by aten.embedding.default: aten.embedding has no strata op  at model.py:21
-      subgraph 1  strata  9 ops: aten.add.Tensor, aten.permute.default, aten.addmm.default, ...
+      subgraph 0  strata  2 ops: aten.permute.default, aten.addmm.default
+      subgraph 1  eager   aten.sort.default
+                  split by aten.sort.default: aten.sort has no strata op  at model.py:21
+      subgraph 2  strata  3 ops: aten.relu.default, aten.permute.default, aten.addmm.default
+
+A subgraph strata failed to compile runs eagerly, and its line says why
+(``strata could not compile it: <the compiler's error>``).
 
 The model runs once under ``torch.compile(backend=...)`` with a recording strata backend
 (in ``torch.no_grad()``); Dynamo's own graph breaks (Python it cannot trace) are listed

@@ -14,6 +14,9 @@ microseconds and both are reported.
                 + (8 (M K + K N) + 16 M N) bytes / PACKED_COPY_BW
     BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
                 + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
+    an operand that is a transposed matrix (``linalg.transpose`` swapping its last two dims,
+    e.g. ``x @ W.T`` of a torch nn.Linear): free for BLAS (strata-layout folds it into the
+    call's transpose flag), a copy for generated code: + 8 bytes per element / TRANSPOSE_BW
 
 What the rates say, measured on the project's 2-core AMD EPYC (AVX-512) machines
 with strata's own and numpy's calls side by side (bench/blas_bench.py,
@@ -43,6 +46,12 @@ docs/benchmarks.md; single thread, best of 5):
   accumulator loads and stores unamortized.
 * The unfused epilogue costs one more trip through memory for the matmul
   result (written by sgemm, read back by the epilogue loop).
+* A transposed operand: strata's generated kernels read it through a transpose copy
+  (inside strata-fuse's epilogue tiles, which strata-layout cannot fold into) that runs
+  far below the copy bandwidth at power-of-two strides (512 x 1024 f32: 1.25 ms, 3.4 GB/s;
+  256 x 256: 82 us, 6.4 GB/s, against 68 and 18 us for an elementwise op; numpy's
+  ``ascontiguousarray(a.T)`` is no faster). The 512 x 1024 x 64 MLP layers of a torch
+  nn.Linear (``x @ W.T``) ran 4.6 ms generated against 2.0 ms as BLAS calls.
 * Threads: generated code splits output tiles over threads from 2^25 flops
   (strata-vectorize's ``parallel-flops``), and scales about linearly (54 -> 120
   GFLOP/s at 1024^3); OpenBLAS uses its threads from about 2^18 M N K (its
@@ -65,7 +74,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["BlasEstimate", "estimate", "GEN_RATE", "GEN_PACKED_RATE", "BLAS_RATE", "MARGIN"]
+__all__ = ["BlasEstimate", "estimate", "GEN_RATE", "GEN_PACKED_RATE", "BLAS_RATE", "MARGIN",
+           "TRANSPOSE_BW"]
 
 GEN_RATE = 85e3      # flop/us, one thread, generated register tiles, B panel in L2
 GEN_PACKED_RATE = 85e3  # flop/us, one thread, the packed micro-kernel (any operand size)
@@ -86,6 +96,7 @@ GEN_PARALLEL_FLOPS = 1 << 25
 GEN_PARALLEL_EFFICIENCY = 1.0
 BLAS_PARALLEL_MNK = 1 << 18
 BLAS_PARALLEL_EFFICIENCY = 0.9
+TRANSPOSE_BW = 4e3   # bytes/us (read + write) of a transpose copy, 512 x 1024 f32 measured
 MARGIN = 0.85        # BLAS must be predicted at most 85% of the generated time
 
 
@@ -108,12 +119,14 @@ def _use(size: int, tile: int) -> float:
 
 
 def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int = 1,
-             lanes: int = 16) -> BlasEstimate:
+             lanes: int = 16, transposed: int = 0) -> BlasEstimate:
     """The cost model's prediction for a ``batch`` x (M x K) @ (K x N) f32 matmul.
 
     ``epilogue``: an elementwise consumer would be tiled into the generated kernel
     (so the BLAS call pays for the matmul result's extra trip through memory).
     ``lanes``: f32 lanes per vector register of the host (16 with AVX-512).
+    ``transposed``: elements of the operands that reach the op through a matrix transpose
+    (BLAS reads them as they are; generated code pays for the transpose copy).
     """
     flops = 2.0 * batch * m * n * k
     operand_bytes = 4.0 * (m * k + k * n)
@@ -121,6 +134,7 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
         generated = _packed(batch, m, n, k, threads, lanes)
     else:
         generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes)
+    generated += 8.0 * transposed / TRANSPOSE_BW
     blas = _blas(batch, m, n, k, threads, operand_bytes)
     if epilogue:
         blas += 8.0 * batch * m * n / MEM_BW

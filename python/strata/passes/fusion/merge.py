@@ -112,4 +112,17 @@ def same_fused_maps(producer, consumer) -> bool:
     c_maps = _maps(consumer)
     maps = {str(c_maps[i]) for i, v in enumerate(list(consumer.operands)[:n_inputs(consumer)])
             if v == p_result}
-    return len(maps) == 1
+    if len(maps) != 1:
+        return False
+    # a body that reads its loop indices (linalg.index: a gather) keeps them only when
+    # the consumer's loops are the producer's
+    if _reads_indices(producer):
+        (text,) = maps
+        identity = ir.AffineMap.get_identity(len(_iterators(producer)))
+        return text == str(identity) and len(_iterators(consumer)) == len(_iterators(producer))
+    return True
+
+
+def _reads_indices(op) -> bool:
+    return any(inner.operation.name == "linalg.index"
+               for inner in op.regions[0].blocks[0].operations)

@@ -6,7 +6,8 @@
     %r = linalg.reduce ins(%x) outs(%init) dimensions = [1] (addf)
     %0 = tensor.expand_shape %r [[0, 1]] : tensor<4xf32> into tensor<4x1xf32>
 
-max starts from -inf (floats) or INT32_MIN; mean divides the sum by the reduced
+max starts from -inf (floats) or INT32_MIN, min from +inf or INT32_MAX, prod from 1
+(i32 products wrap, as numpy's int32 does); mean divides the sum by the reduced
 element count. layer_norm is mean, biased variance and one normalizing
 linalg.generic. f16/bf16 are extended to f32 first and rounded at the end.
 """
@@ -42,16 +43,18 @@ def _keepdims(op):
 
 
 def reduce_values(x, axes, kind):
-    """linalg.reduce of ``x`` over ``axes`` (sorted, distinct) with ``kind`` in sum/max."""
+    """linalg.reduce of ``x`` over ``axes`` (sorted, distinct) with ``kind`` in
+    sum/max/min/prod."""
     t = rtype(x)
     elem = t.element_type
     kept = [s for i, s in enumerate(dims(x)) if i not in axes]
-    if kind == "sum":
-        identity = scalar(elem, 0)
+    if kind in ("sum", "prod"):
+        identity = scalar(elem, 0 if kind == "sum" else 1)
     elif is_float(elem):
-        identity = arith.constant(elem, float("-inf"))
+        identity = arith.constant(elem, float("-inf") if kind == "max" else float("inf"))
     else:
-        identity = scalar(elem, -(2 ** (elem.width - 1)))
+        identity = scalar(elem, -(2 ** (elem.width - 1)) if kind == "max" else
+                          2 ** (elem.width - 1) - 1)
     init = fill(identity, empty(kept, elem))
     out_type = rtype(init)
     op = linalg.ReduceOp([out_type], [x], [init], axes)
@@ -60,6 +63,10 @@ def reduce_values(x, axes, kind):
         a, b = block.arguments
         if kind == "sum":
             r = arith.addf(a, b) if is_float(elem) else arith.addi(a, b)
+        elif kind == "prod":
+            r = arith.mulf(a, b) if is_float(elem) else arith.muli(a, b)
+        elif kind == "min":
+            r = arith.minimumf(a, b) if is_float(elem) else arith.minsi(a, b)
         else:
             r = arith.maximumf(a, b) if is_float(elem) else arith.maxsi(a, b)
         linalg.YieldOp([r])
@@ -115,12 +122,59 @@ def lower_reduce(op, name):
     elem = rtype(x).element_type
     axes = _axes(op)
     xc = to_compute(x)
-    r = reduce_values(xc, axes, "max" if name == "max" else "sum")
+    r = reduce_values(xc, axes, "sum" if name == "mean" else name)
     if name == "mean":
         r = _scale(r, _count(xc, axes, rtype(xc).element_type))
     if _keepdims(op):
         r = keep_dims(r, axes, rtype(x).rank)
     return from_compute(r, elem)
+
+
+def lower_arg_reduce(op, name):
+    """argmax / argmin: one linalg.generic reducing ``axis`` into (best value, its index),
+    replacing the pair when the element beats the best (strictly: ties keep the first
+    index) or is the first NaN; the values are compared in f32 for f16 / bf16.
+
+        %v, %i = linalg.generic {parallel..., reduction} ins(%x) outs(%fill_-inf, %fill_0) {
+          ^bb0(%x, %best, %idx):  %take = !isnan(%best) && (%x >u %best)   // ugt: NaN too
+                                  yield select(%take, %x, %best), select(%take, k, %idx)
+        }
+    """
+    x = op.operands[0]
+    t = rtype(x)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value % t.rank
+    xc = to_compute(x)
+    elem = rtype(xc).element_type
+    i32 = ir.IntegerType.get_signless(32)
+    kept = [s for i, s in enumerate(dims(xc)) if i != axis]
+    is_max = name == "argmax"
+    if is_float(elem):
+        start = arith.constant(elem, float("-inf") if is_max else float("inf"))
+    else:
+        start = scalar(elem, -(2 ** 31) if is_max else 2 ** 31 - 1)
+    best0 = fill(start, empty(kept, elem))
+    index0 = fill(scalar(i32, 0), empty(kept, i32))
+    rank = t.rank
+    out_map = affine_map(rank, [d(i) for i in range(rank) if i != axis])
+
+    def body(v, best, idx):
+        if is_float(elem):
+            pred = arith.CmpFPredicate.UGT if is_max else arith.CmpFPredicate.ULT
+            beats = arith.cmpf(pred, v, best)
+            best_is_number = arith.cmpf(arith.CmpFPredicate.ORD, best, best)
+            take = arith.andi(beats, best_is_number)
+        else:
+            pred = arith.CmpIPredicate.sgt if is_max else arith.CmpIPredicate.slt
+            take = arith.cmpi(pred, v, best)
+        k = arith.index_cast(i32, linalg.IndexOp(axis).result)
+        return [arith.select(take, v, best), arith.select(take, k, idx)]
+
+    iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
+    _, index = generic([xc], [best0, index0], [ir.AffineMap.get_identity(rank), out_map,
+                                                 out_map], iterators, body)
+    if _keepdims(op):
+        index = keep_dims(index, [axis], rank)
+    return index
 
 
 def lower_softmax(op):

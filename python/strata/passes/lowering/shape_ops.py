@@ -6,6 +6,19 @@
     broadcast_to   -> linalg.broadcast when only leading dims are added, else a linalg.generic
     concat         -> tensor.empty + one tensor.insert_slice per input
     slice          -> tensor.extract_slice
+    gather         -> a linalg.generic over the result reading the indices, each element a
+                      tensor.extract of the input at the (wrapped, clamped) index:
+
+        %r = "strata.gather"(%t, %ids) {axis = 0} : (tensor<50x8xf32>, tensor<2x3xi32>) -> tensor<2x3x8xf32>
+      =>
+        %r = linalg.generic {maps = [(i, j, k) -> (i, j), (i, j, k) -> (i, j, k)]}
+               ins(%ids) outs(tensor.empty() : tensor<2x3x8xf32>) {
+        ^bb0(%id: i32, %out: f32):
+          %n = (%id < 0 ? %id + 50 : %id) clamped to [0, 49], as index
+          %k = linalg.index 2
+          %v = tensor.extract %t[%n, %k]
+          linalg.yield %v
+        }
     constant       -> arith.constant
 """
 
@@ -17,12 +30,15 @@ from mlir.dialects import arith, linalg, tensor
 from .common import (
     DYN,
     LoweringError,
+    affine_map,
     collapse,
+    d,
     dim,
     dims,
     empty,
     expand,
     fill,
+    generic,
     mixed,
     rtype,
     scalar,
@@ -223,3 +239,44 @@ def lower_slice(op):
 
 def lower_constant(op):
     return arith.constant(op.result.type, op.attributes["value"])
+
+
+def lower_gather(op):
+    x, ids = op.operands[0], op.operands[1]
+    xt, it, result = rtype(x), rtype(ids), rtype(op.result)
+    axis = ir.IntegerAttr(op.attributes["axis"]).value % xt.rank
+    k = it.rank
+    sizes = []
+    for i in range(result.rank):  # input dims before the axis, the indices', the rest
+        if not result.is_dynamic_dim(i):
+            sizes.append(result.get_dim_size(i))
+        elif i < axis:
+            sizes.append(dim(x, i))
+        elif i < axis + k:
+            sizes.append(dim(ids, i - axis))
+        else:
+            sizes.append(dim(x, i - k + 1))
+    init = empty(sizes, result.element_type)
+    index_type = ir.IndexType.get()
+    i32 = it.element_type
+    n = dim(x, axis)
+
+    def body(i, _out):
+        size = (arith.constant(i32, n) if isinstance(n, int) else
+                arith.index_cast(i32, n))
+        zero = arith.constant(i32, 0)
+        wrapped = arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, zero),
+                               arith.addi(i, size), i)
+        last = arith.subi(size, arith.constant(i32, 1))
+        clamped = arith.minsi(arith.maxsi(wrapped, zero), last)
+        coords = []
+        for j in range(xt.rank):
+            if j == axis:
+                coords.append(arith.index_cast(index_type, clamped))
+            else:
+                coords.append(linalg.IndexOp(j if j < axis else j + k - 1).result)
+        return tensor.extract(x, coords)
+
+    maps = [affine_map(result.rank, [d(axis + j) for j in range(k)]),
+            ir.AffineMap.get_identity(result.rank)]
+    return generic([ids], [init], maps, ["parallel"] * result.rank, body)[0]
