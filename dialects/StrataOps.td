@@ -347,10 +347,17 @@ def Strata_Conv2dOp : Strata_Op<"conv2d"> {
     (TensorFlow's layout). `strides = [sh, sw]`, `dilations = [dh, dw]`,
     `padding = [top, bottom, left, right]` (zero padding).
     `OH = (H + top + bottom - dh * (KH - 1) - 1) / sh + 1`, likewise `OW`.
+
+    `groups = G` (default 1) splits the channels into G groups: C and F must
+    be multiples of G, the filter's channel dim is `C / G`, and output
+    channels `[g * F/G, (g + 1) * F/G)` read input channels
+    `[g * C/G, (g + 1) * C/G)` (PyTorch's `groups`). `G = C` with `F = C * m`
+    is a depthwise convolution (channel multiplier m).
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$filter,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilations, StrAttr:$layout);
+                       DenseI64ArrayAttr:$dilations, StrAttr:$layout,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
   let results = (outs AnyRankedTensor:$result);
 }
 

@@ -316,7 +316,8 @@ def _layout(op, layout):
         raise ShapeError(f"{op}: layout must be NCHW or NHWC, got '{layout}'")
 
 
-def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dilations, layout):
+def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dilations, layout,
+           groups: int = 1):
     op = "conv2d"
     dtype = _same_dtype(op, dtypes)
     _check_dtype(op, dtype, DTYPES)
@@ -333,8 +334,18 @@ def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dila
     else:
         n, h, w, c = inp
         kh, kw, fc, f = flt
-    if not _dims_equal(c, fc):
-        raise ShapeError(f"conv2d: input has {c} channels but the filter expects {fc}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ShapeError(f"conv2d: groups must be a positive integer, got {groups}")
+    if groups == 1:
+        if not _dims_equal(c, fc):
+            raise ShapeError(f"conv2d: input has {c} channels but the filter expects {fc}")
+    else:
+        for what, size in (("input channels", c), ("output channels (filter)", f)):
+            if size is not None and size % groups:
+                raise ShapeError(f"conv2d: {what} {size} are not divisible by groups={groups}")
+        if c is not None and fc is not None and c // groups != fc:
+            raise ShapeError(f"conv2d: with groups={groups} the filter must have {c} / "
+                             f"{groups} = {c // groups} channels, got {fc}")
     oh = _spatial_out(op, h, kh, strides[0], dilations[0], padding[0], padding[1], "height")
     ow = _spatial_out(op, w, kw, strides[1], dilations[1], padding[2], padding[3], "width")
     return ((n, f, oh, ow) if layout == "NCHW" else (n, oh, ow, f)), dtype

@@ -28,6 +28,7 @@ DEFAULTS = {
     "axis": ("int", -1),
     "epsilon": ("float", 1e-5),
     "approximate": ("str", "none"),
+    "groups": ("int", 1),
 }
 KINDS = {
     "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
@@ -123,7 +124,7 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
         return S.gather(ops[0].shape, ops[1].shape, ops[0].dtype, ops[1].dtype, a("axis"))
     if family == "conv2d":
         return S.conv2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
-                        a("padding"), a("dilations"), a("layout"))
+                        a("padding"), a("dilations"), a("layout"), a("groups"))
     # The remaining ops take their result shape or dtype from the result type.
     target, target_dtype = shape_of(result_type)
     if family == "reshape":

@@ -656,14 +656,20 @@ def _pair(v):
 
 
 @_user_errors
-def conv2d(x, filter, stride=1, padding=0, dilation=1, layout: str = "NCHW"):  # noqa: A002
-    """2-D convolution. NCHW: filter ``[F, C, KH, KW]``; NHWC: filter ``[KH, KW, C, F]``.
+def conv2d(x, filter, stride=1, padding=0, dilation=1, layout: str = "NCHW",  # noqa: A002
+           groups: int = 1):
+    """2-D convolution. NCHW: filter ``[F, C/groups, KH, KW]``; NHWC: filter
+    ``[KH, KW, C/groups, F]``.
 
-    ``padding`` is an int, ``(ph, pw)`` or ``(top, bottom, left, right)``.
+    ``padding`` is an int, ``(ph, pw)`` or ``(top, bottom, left, right)``. ``groups``
+    splits the channels as PyTorch's does (``groups=C``: a depthwise convolution).
     """
     scope, (x, w) = _as_tensors(x, filter)
     strides, pad, dil = _pair(stride), _padding4(padding), _pair(dilation)
-    return _emit(scope, strata.Conv2dOp, x, w, strides, pad, dil, layout)
+    if isinstance(groups, (int, np.integer)) and not isinstance(groups, bool):
+        groups = int(groups)
+    extra = {} if groups == 1 else {"groups": groups}
+    return _emit(scope, strata.Conv2dOp, x, w, strides, pad, dil, layout, **extra)
 
 
 def _pool(name, x, kernel, stride, padding, layout):

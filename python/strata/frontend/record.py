@@ -46,7 +46,8 @@ ATTRIBUTES = {
 }
 
 # The attributes' defaults (the ODS ones, as dialect/verifier.py reads them).
-_DEFAULTS = {"keepdims": False, "axis": -1, "epsilon": 1e-5, "approximate": "none"}
+_DEFAULTS = {"keepdims": False, "axis": -1, "epsilon": 1e-5, "approximate": "none",
+             "groups": 1}
 
 
 class OpRef:

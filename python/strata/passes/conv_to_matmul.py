@@ -56,9 +56,16 @@ Measured (1 thread, bench/conv_bench.py, torch 2.13 eager = oneDNN, noisy shared
 runs 2.9-3.3 ms (torch 2.3-2.6 ms; 51 ms as a direct conv), its 1x1 0.28 ms
 (torch 0.30 ms).
 
+Grouped convs (``linalg.conv_2d_ngchw_gfchw`` / ``conv_2d_nhwgc_gfhwc``, from
+``strata.conv2d`` with ``groups`` > 1) become one ``linalg.batch_matmul`` over the
+groups: NCHW ``W[G, F/G, K] @ col[G, K, OH*OW]`` (N = 1; with N > 1 the filter
+would need a batch dim per image, so those stay direct), NHWC
+``col[G, N*OH*OW, K] @ W^T[G, K, F/G]`` (the filter transposed once) whose
+``[G, M, F/G]`` result is transposed to the output's ``[M, G, F/G]``. Depthwise
+convs (one channel per group) are no matmuls: strata-vectorize-depthwise runs them.
+
 Limits: static shapes, float element types with an f32 result; i32 convs and
-convs with dynamic dims stay direct. No grouped convs (strata.conv2d has no
-``groups``).
+convs with dynamic dims stay direct.
 """
 
 from __future__ import annotations
@@ -74,13 +81,18 @@ from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as matmul_estimate
 from .layout_common import build_generic, is_op, producer, rtype
 
-__all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE", "IM2COL_BW"]
+__all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE",
+           "GROUPED_NCHW_DIRECT_RATE", "IM2COL_BW"]
 
 MODES = ("auto", "always", "never")
 BLAS_MODES = ("auto", "always", "never")
 CONVS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf")
+GROUPED = ("linalg.conv_2d_ngchw_gfchw", "linalg.conv_2d_nhwgc_gfhwc")
 
 DIRECT_RATE = 4.5e3   # flop/us: linalg.conv as LLVM-vectorized loops (3x3, 64 channels)
+# flop/us: linalg.conv_2d_ngchw_gfchw as loops (ResNeXt 3x3, 32 groups of 4 channels at
+# 56x56: 0.91 ms, 1 thread; its NHWC twin runs at DIRECT_RATE)
+GROUPED_NCHW_DIRECT_RATE = 30e3
 IM2COL_BW = 12e3      # bytes/us written into the im2col matrix (reads hit the cache)
 CALL_US = 2.0         # fixed cost of the extra ops (a fill, a copy loop nest)
 
@@ -119,23 +131,37 @@ class _Conv:
     ow: int
     strides: tuple
     dilations: tuple
+    groups: int = 1  # c and f count all groups' channels
 
     @property
     def no_copy(self) -> bool:
         """A 1x1 stride-1 conv over the whole input: the input is the matrix."""
-        return (self.kh == self.kw == 1 and self.strides == (1, 1) and
+        return (self.groups == 1 and self.kh == self.kw == 1 and self.strides == (1, 1) and
                 (self.oh, self.ow) == (self.h, self.w))
 
     @property
     def flops(self) -> int:
-        return 2 * self.n * self.f * self.oh * self.ow * self.c * self.kh * self.kw
+        return (2 * self.n * self.f * self.oh * self.ow * (self.c // self.groups) * self.kh *
+                self.kw)
 
     def matmul(self):
-        """``(batch, M, N, K)`` of the matmul that replaces it."""
-        k = self.c * self.kh * self.kw
+        """``(batch, M, N, K)`` of the matmul that replaces it (grouped: one per group)."""
+        g = self.groups
+        k = self.c // g * self.kh * self.kw
+        if g > 1:
+            if self.nhwc:
+                return g, self.n * self.oh * self.ow, self.f // g, k
+            return g, self.f // g, self.oh * self.ow, k
         if self.nhwc:
             return 1, self.n * self.oh * self.ow, self.f, k
         return self.n, self.f, self.oh * self.ow, k
+
+    @property
+    def col_elements(self) -> int:
+        """Elements of the im2col matrix (its rows are output pixels with NHWC, its
+        columns with NCHW)."""
+        batch, m, n, k = self.matmul()
+        return batch * k * (m if self.nhwc else n)
 
     def text(self) -> str:
         x = (self.n, self.h, self.w, self.c) if self.nhwc else (self.n, self.c, self.h, self.w)
@@ -144,16 +170,18 @@ class _Conv:
         d = "" if self.dilations == (1, 1) else \
             f", dilation {self.dilations[0]}x{self.dilations[1]}"
         layout = "NHWC" if self.nhwc else "NCHW"
+        g = f", {self.groups} groups" if self.groups > 1 else ""
         return (f"{layout} {'x'.join(map(str, x))} -> {'x'.join(map(str, y))}, "
-                f"{self.kh}x{self.kw}{s}{d}")
+                f"{self.kh}x{self.kw}{s}{d}{g}")
 
 
 def estimate(conv: _Conv, *, elem_bytes: int = 4, epilogue: bool = False, threads: int = 1,
              blas: str = "never", lanes: int = 16) -> ConvEstimate:
     """The cost model's prediction for ``conv`` direct and as im2col + matmul."""
-    direct = conv.flops / DIRECT_RATE
+    rate = GROUPED_NCHW_DIRECT_RATE if conv.groups > 1 and not conv.nhwc else DIRECT_RATE
+    direct = conv.flops / rate
     batch, m, n, k = conv.matmul()
-    col = batch * k * n
+    col = conv.col_elements
     copy = 0.0
     if not conv.no_copy or elem_bytes != 4:
         copy = 4.0 * col / IM2COL_BW
@@ -176,14 +204,26 @@ def _ints(op, name):
 def _sizes(op) -> _Conv | None:
     """The conv's sizes, or None if this pass leaves it alone (dynamic, integer...)."""
     x, w, out = (rtype(v) for v in op.operands[:3])
-    if not all(t.has_static_shape and t.rank == 4 for t in (x, w, out)):
+    grouped = op.name in GROUPED
+    if not all(t.has_static_shape and t.rank == (5 if grouped else 4) for t in (x, w, out)):
         return None
     if not all(isinstance(t.element_type, (ir.F32Type, ir.F16Type, ir.BF16Type))
                for t in (x, w)) or not isinstance(out.element_type, ir.F32Type):
         return None
     if 0 in x.shape or 0 in w.shape or 0 in out.shape:
         return None
-    nhwc = op.name == "linalg.conv_2d_nhwc_hwcf"
+    nhwc = op.name in ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwgc_gfhwc")
+    if grouped:
+        if nhwc:  # x [N, H, W, G, C/G], w [G, F/G, KH, KW, C/G], out [N, OH, OW, G, F/G]
+            (n, h, wd, g, cg), (_, fg, kh, kw, _), (_, oh, ow, _, _) = x.shape, w.shape, \
+                out.shape
+        else:  # x [N, G, C/G, H, W], w [G, F/G, C/G, KH, KW], out [N, G, F/G, OH, OW]
+            (n, g, cg, h, wd), (_, fg, _, kh, kw), (_, _, _, oh, ow) = x.shape, w.shape, \
+                out.shape
+            if n != 1:  # the filter has no batch dim to share: one batch_matmul per image
+                return None
+        return _Conv(nhwc, n, g * cg, h, wd, g * fg, kh, kw, oh, ow, _ints(op, "strides"),
+                     _ints(op, "dilations"), g)
     if nhwc:
         (n, h, wd, c), (kh, kw, _, f), (_, oh, ow, _) = x.shape, w.shape, out.shape
     else:
@@ -252,7 +292,7 @@ def _init(op, groups):
     return _collapse(init, groups)
 
 
-def _padded(x):
+def padded_as_copy(x):
     """``x``, or, if it is the zero padding ``tensor.insert_slice %v into fill(0)`` that
     strata-to-linalg emits, the same as a ``linalg.copy`` into the slice: it bufferizes
     to a vectorizable loop into a subview instead of a strided ``memref.copy`` (a
@@ -274,10 +314,69 @@ def _padded(x):
     return tensor.insert_slice(copied, dst, [], [], [], offsets, sizes, strides)
 
 
+def _grouped_input(x):
+    """The grouped conv's input ``x`` (an expand_shape of the padded input) with the
+    padding as padded_as_copy makes it."""
+    p = producer(x)
+    if p is None or p.operation.name != "tensor.expand_shape":
+        return x
+    src = padded_as_copy(p.operands[0])
+    if src == p.operands[0]:
+        return x
+    attrs = p.operation.attributes
+    return tensor.expand_shape(x.type, src, attrs["reassociation"], [],
+                               ir.DenseI64ArrayAttr(attrs["static_output_shape"]))
+
+
+def _rewrite_grouped(op, conv: _Conv) -> tuple[ir.Value, list]:
+    """im2col + one batch_matmul over the groups (see _rewrite)."""
+    x, w = _grouped_input(op.operands[0]), op.operands[1]
+    elem = rtype(x).element_type
+    sh, sw = conv.strides
+    dh, dw = conv.dilations
+    g, cg, fg = conv.groups, conv.c // conv.groups, conv.f // conv.groups
+    d = [ir.AffineDimExpr.get(i) for i in range(7)]
+    f32 = ir.F32Type.get()
+    if conv.nhwc:
+        # (g, n, oh, ow, kh, kw, c) -> x(n, oh*s + kh*d, ow*s + kw*d, g, c): [G, N*OH*OW, K]
+        shape = [g, conv.n, conv.oh, conv.ow, conv.kh, conv.kw, cg]
+        in_map = ir.AffineMap.get(7, 0, [d[1], d[2] * sh + d[4] * dh, d[3] * sw + d[5] * dw,
+                                         d[0], d[6]])
+        col = _collapse(_copy(x, shape, in_map, elem), [[0], [1, 2, 3], [4, 5, 6]])
+        # w [G, F/G, KH, KW, C/G] -> [G, K, F/G] (the filter's one copy)
+        filt = _widened(_collapse(w, [[0], [1], [2, 3, 4]]))
+        k = conv.kh * conv.kw * cg
+        filt = linalg.transpose(filt, outs=[tensor.empty([g, k, fg], f32)],
+                                permutation=[0, 2, 1])
+        filt = filt if isinstance(filt, ir.Value) else filt.results[0]
+        m = conv.n * conv.oh * conv.ow
+        init = linalg.fill(_zero(f32), outs=[tensor.empty([g, m, fg], f32)])
+        per_group = linalg.batch_matmul(col, filt, outs=[init])
+        # [G, M, F/G] -> [M, G, F/G], the result's order
+        result = linalg.transpose(per_group, outs=[tensor.empty([m, g, fg], f32)],
+                                  permutation=[1, 0, 2])
+        result = result if isinstance(result, ir.Value) else result.results[0]
+        return result, [[0, 1, 2], [3], [4]]
+    # (n, g, c, kh, kw, oh, ow) -> x(n, g, c, oh*s + kh*d, ow*s + kw*d): [G, K, OH*OW]
+    shape = [conv.n, g, cg, conv.kh, conv.kw, conv.oh, conv.ow]
+    in_map = ir.AffineMap.get(7, 0, [d[0], d[1], d[2], d[5] * sh + d[3] * dh,
+                                     d[6] * sw + d[4] * dw])
+    col = _collapse(_copy(x, shape, in_map, elem), [[0, 1], [2, 3, 4], [5, 6]])
+    filt = _widened(_collapse(w, [[0], [1], [2, 3, 4]]))  # [G, F/G, K]
+    out_groups = [[0, 1], [2], [3, 4]]
+    return linalg.batch_matmul(filt, col, outs=[_init(op, out_groups)]), out_groups
+
+
+def _zero(t):
+    return arith.constant(t, 0.0)
+
+
 def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
     """Builds im2col + matmul before ``op``; returns the 4-D result and the reassociation
     of the 4-D result into the matmul's result."""
-    x, w = _padded(op.operands[0]), op.operands[1]
+    if conv.groups > 1:
+        return _rewrite_grouped(op, conv)
+    x, w = padded_as_copy(op.operands[0]), op.operands[1]
     elem = rtype(x).element_type
     sh, sw = conv.strides
     dh, dw = conv.dilations
@@ -466,13 +565,16 @@ class ConvToMatmulPass(Pass):
         from ..codegen.host import f32_lanes
 
         lanes = f32_lanes()
-        for op in collect_ops(module, lambda o: o.name in CONVS):
+        for op in collect_ops(module, lambda o: o.name in CONVS + GROUPED):
             conv = _sizes(op)
             where = f"{op.name} at {format_location(op.location)}"
             if conv is None:
                 if self.report:
-                    self.remark(op, f"strata-conv-to-matmul: kept {where} direct: dynamic "
-                                    "shapes, an integer type or an empty tensor")
+                    why = ("a grouped NCHW conv of several images (one filter for all "
+                           "of them has no batch_matmul form)"
+                           if op.name == GROUPED[0] and rtype(op.operands[0]).shape[0] > 1
+                           else "dynamic shapes, an integer type or an empty tensor")
+                    self.remark(op, f"strata-conv-to-matmul: kept {where} direct: {why}")
                 continue
             elem = rtype(op.operands[0]).element_type
             users = [u.owner for u in op.results[0].uses]
@@ -483,7 +585,7 @@ class ConvToMatmulPass(Pass):
             batch, m, n, k = conv.matmul()
             mm = (f"{batch}x{m}x{n}x{k} batch_matmul" if batch > 1 else f"{m}x{n}x{k} matmul")
             how = "a reshaped view" if conv.no_copy and isinstance(elem, ir.F32Type) else \
-                f"an im2col copy of {4 * batch * n * k / 2 ** 20:.3g} MiB"
+                f"an im2col copy of {4 * conv.col_elements / 2 ** 20:.3g} MiB"
             predicted = (f"predicted {_us(cost.im2col_us)} (copy {_us(cost.copy_us)} + "
                          f"{'BLAS' if cost.blas else 'generated'} matmul "
                          f"{_us(cost.matmul_us)}), direct {_us(cost.direct_us)}")

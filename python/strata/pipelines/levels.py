@@ -38,6 +38,7 @@ from ..passes.row_fuse import RowFusePass
 from ..passes.row_kernels import RowKernelsPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.vectorize import VectorizePass
+from ..passes.vectorize_depthwise import VectorizeDepthwisePass
 from ..passes.verify import VerifyPass
 from ..passes.workspace import WorkspacePass
 from .pipeline import Pipeline, PipelineError
@@ -111,6 +112,8 @@ def _layout(p: Pipeline, o: LevelOptions) -> None:
 def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     p.add(ExpandMathPass())
     p.add(VectorizePass(threads=o.threads, tuned=o.tuned))
+    p.add(VectorizeDepthwisePass(threads=o.threads,
+                                 report=FusePass.from_options(o.fuse_options).report))
     if o.threads > 1:
         p.add(ParallelizePass(threads=o.threads))
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")

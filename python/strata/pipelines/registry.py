@@ -30,6 +30,7 @@ from ..passes.strided_copies import StridedCopiesPass
 from ..passes.to_linalg import ToLinalgPass
 from ..passes.unique_results import UniqueResultsPass
 from ..passes.vectorize import LowerVectorsPass, VectorizePass
+from ..passes.vectorize_depthwise import VectorizeDepthwisePass
 from ..passes.verify import VerifyPass
 from ..passes.workspace import WorkspacePass
 from .cpu import CpuPipeline
@@ -43,7 +44,8 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     FusePass, LayoutPass, ExpandMathPass, VectorizePass, ParallelizePass, LowerVectorsPass,
     BufferizePass, UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass,
     LowerToLLVMPass, CheckLevelPass, StridedCopiesPass, CpuPipeline, GpuMapPass, GpuLaunchPass,
-    GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass, RowBlocksPass)}
+    GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass, RowBlocksPass,
+    VectorizeDepthwisePass)}
 
 
 def is_strata_pass(name: str) -> bool:

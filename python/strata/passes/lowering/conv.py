@@ -5,7 +5,19 @@
     %p = tensor.insert_slice %x into (linalg.fill 0 of the padded shape)
     %0 = linalg.conv_2d_nchw_fchw {strides, dilations} ins(%p, %w) outs(linalg.fill 0)
 
-NHWC uses linalg.conv_2d_nhwc_hwcf. Max pooling pads with -inf (padding never
+NHWC uses linalg.conv_2d_nhwc_hwcf. Grouped convs (``groups = G > 1``) reshape
+their operands (views) onto the grouped named ops:
+
+    depthwise (G = C = F)  NCHW: linalg.depthwise_conv_2d_nchw_chw   filter [C, KH, KW]
+                           NHWC: linalg.depthwise_conv_2d_nhwc_hwc   filter [KH, KW, C]
+    depthwise, F = C * m   NHWC: linalg.depthwise_conv_2d_nhwc_hwcm  filter [KH, KW, C, m]
+    otherwise              NCHW: linalg.conv_2d_ngchw_gfchw  x [N, G, C/G, H, W],
+                                 filter [G, F/G, C/G, KH, KW], result [N, G, F/G, OH, OW]
+                           NHWC: linalg.conv_2d_nhwgc_gfhwc  x [N, H, W, G, C/G], filter
+                                 [G, F/G, KH, KW, C/G] (the one filter transpose), result
+                                 [N, OH, OW, G, F/G]
+
+and collapse the result back to ``[N, F, OH, OW]`` / ``[N, OH, OW, F]``. Max pooling pads with -inf (padding never
 wins); average pooling sums with zero padding and divides by the number of real
 elements in each window (a compile-time constant map when padded). f16/bf16
 accumulate in f32.
@@ -13,18 +25,23 @@ accumulate in f32.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from .common import (
+    DYN,
     LoweringError,
     affine_map,
+    collapse,
     compute_type,
     d,
     dim,
     dims,
     empty,
+    expand,
     fill,
     from_compute,
     generic,
@@ -102,6 +119,10 @@ def _out_sizes(op, kernel=None):
     return sizes
 
 
+def _groups(op) -> int:
+    return ir.IntegerAttr(op.attributes["groups"]).value if "groups" in op.attributes else 1
+
+
 def lower_conv2d(op):
     x, w = op.operands
     layout = ir.StringAttr(op.attributes["layout"]).value
@@ -109,10 +130,65 @@ def lower_conv2d(op):
     elem = rtype(op.result).element_type
     acc = compute_type(elem)
     xp = pad(x, layout, _i64s(op, "padding"), scalar(rtype(x).element_type, 0))
+    groups = _groups(op)
+    if groups > 1:
+        out = _grouped(xp, w, layout, groups, _out_sizes(op), acc, strides, dilations)
+        return from_compute(out, elem)
     init = fill(scalar(acc, 0), empty(_out_sizes(op), acc))
     conv = linalg.conv_2d_nchw_fchw if layout == "NCHW" else linalg.conv_2d_nhwc_hwcf
     out = conv(xp, w, outs=[init], strides=strides, dilations=dilations)
     return from_compute(out, elem)
+
+
+def _collapse(v, groups):
+    t = rtype(v)
+    shape = []
+    for g in groups:
+        sizes = [t.shape[i] for i in g]
+        shape.append(DYN if any(s == DYN for s in sizes) else math.prod(sizes))
+    return collapse(v, groups, shape)
+
+
+def _grouped(xp, w, layout, groups, sizes, acc, strides, dilations):
+    """The grouped conv of the padded ``xp`` and ``w`` as a grouped or depthwise named op
+    (operands reshaped as views, the result collapsed back to 4-D)."""
+    nchw = layout == "NCHW"
+    c = rtype(xp).shape[1 if nchw else 3]
+    f = rtype(w).shape[0 if nchw else 3]
+    if DYN in (c, f):
+        raise LoweringError("a grouped conv2d needs static channel counts")
+    cg, fg = c // groups, f // groups
+    kw = dict(strides=strides, dilations=dilations)
+
+    def init(shape):
+        return fill(scalar(acc, 0), empty(shape, acc))
+
+    n, s1, s2, s3 = sizes  # [N, F, OH, OW] or [N, OH, OW, F]
+    if cg == 1 and nchw and fg == 1:
+        w3 = _collapse(w, [[0, 1], [2], [3]])
+        return linalg.depthwise_conv_2d_nchw_chw(xp, w3, outs=[init(sizes)], **kw)
+    if cg == 1 and not nchw:
+        w3 = _collapse(w, [[0], [1], [2, 3]])  # [KH, KW, C * m]
+        if fg == 1:
+            return linalg.depthwise_conv_2d_nhwc_hwc(xp, w3, outs=[init(sizes)], **kw)
+        kh, kwd = rtype(w).shape[:2]
+        w4 = expand(w3, [[0], [1], [2, 3]], [kh, kwd, c, fg])
+        out = linalg.depthwise_conv_2d_nhwc_hwcm(xp, w4, outs=[init([n, s1, s2, c, fg])], **kw)
+        return _collapse(out, [[0], [1], [2], [3, 4]])
+    xs = dims(xp)
+    if nchw:
+        xg = expand(xp, [[0], [1, 2], [3], [4]], [xs[0], groups, cg, xs[2], xs[3]])
+        kh, kwd = rtype(w).shape[2:]
+        wg = expand(w, [[0, 1], [2], [3], [4]], [groups, fg, cg, kh, kwd])
+        out = linalg.conv_2d_ngchw_gfchw(xg, wg, outs=[init([n, groups, fg, s2, s3])], **kw)
+        return _collapse(out, [[0], [1, 2], [3], [4]])
+    xg = expand(xp, [[0], [1], [2], [3, 4]], [xs[0], xs[1], xs[2], groups, cg])
+    kh, kwd = rtype(w).shape[:2]
+    w5 = expand(w, [[0], [1], [2], [3, 4]], [kh, kwd, cg, groups, fg])  # [KH, KW, C/G, G, F/G]
+    wt = linalg.transpose(w5, outs=[empty([groups, fg, kh, kwd, cg], rtype(w).element_type)],
+                          permutation=[3, 4, 0, 1, 2])
+    out = linalg.conv_2d_nhwgc_gfhwc(xg, wt, outs=[init([n, s1, s2, groups, fg])], **kw)
+    return _collapse(out, [[0], [1], [2], [3, 4]])
 
 
 def _window_counts(h, w, kernel, strides, padding, oh, ow):
