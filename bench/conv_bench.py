@@ -51,7 +51,8 @@ def _inputs(row, layout):
     return x, w, b, s, p
 
 
-def _best(fn, budget=0.6):
+def best_warm(fn, budget=0.6):
+    """The fastest of the calls of ``fn`` over ``budget`` seconds, after two warm-ups."""
     fn()
     fn()
     best, start = float("inf"), time.perf_counter()
@@ -76,7 +77,7 @@ def worker(system, row, layout, threads, blas):
             xt, wt = torch.from_numpy(x), torch.from_numpy(w)
         bt = torch.from_numpy(b)
         with torch.no_grad():
-            t = _best(lambda: torch.relu(torch.nn.functional.conv2d(xt, wt, bt, stride=s,
+            t = best_warm(lambda: torch.relu(torch.nn.functional.conv2d(xt, wt, bt, stride=s,
                                                                     padding=p)))
         return {"ms": t * 1e3}
     import strata
@@ -92,7 +93,7 @@ def worker(system, row, layout, threads, blas):
     start = time.perf_counter()
     g(x, w, b)
     cold = time.perf_counter() - start
-    t = _best(lambda: g(x, w, b))
+    t = best_warm(lambda: g(x, w, b))
     how = [r for r in g.stats.fusion_report if "conv-to-matmul" in r or "sgemm" in r or
            "generated code" in r]
     return {"ms": t * 1e3, "cold_s": cold, "how": how}

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+from conv_bench import best_warm  # noqa: E402  (bench/ is this script's folder)
+
 # name: (C, H, F, k, stride, pad, groups)
 ROWS = {
     "dw-32": (32, 112, 32, 3, 1, 1, 32),          # MobileNet v1 conv_dw_1
@@ -42,17 +44,6 @@ def _inputs(row, layout):
     return x, w, s, p, g
 
 
-def _best(fn, budget=0.6):
-    fn()
-    fn()
-    best, start = float("inf"), time.perf_counter()
-    while time.perf_counter() - start < budget:
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def worker(system, row, layout, threads):
     x, w, s, p, g = _inputs(row, layout)
     if system == "torch":
@@ -66,7 +57,7 @@ def worker(system, row, layout, threads):
         else:
             xt, wt = torch.from_numpy(x), torch.from_numpy(w)
         with torch.no_grad():
-            t = _best(lambda: torch.relu(torch.nn.functional.conv2d(
+            t = best_warm(lambda: torch.relu(torch.nn.functional.conv2d(
                 xt, wt, stride=s, padding=p, groups=g)))
         return {"ms": t * 1e3}
     import strata
@@ -78,7 +69,7 @@ def worker(system, row, layout, threads):
     start = time.perf_counter()
     fn(x, w)
     cold = time.perf_counter() - start
-    t = _best(lambda: fn(x, w))
+    t = best_warm(lambda: fn(x, w))
     how = [r for r in fn.stats.fusion_report if "conv" in r]
     return {"ms": t * 1e3, "cold_s": cold, "how": how}
 
