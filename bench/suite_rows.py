@@ -89,17 +89,18 @@ def _matmul_row(m, n, k, *, odd=False, quick=False, batch=None):
 
 # ---- conv2d -------------------------------------------------------------------------------
 
-def _conv_row(n, c, hw, f, k, stride, layout="NCHW", relu=True, quick=False):
+def _conv_row(n, c, hw, f, k, stride, layout="NCHW", relu=True, quick=False, groups=1):
     pad = k // 2
     oh = (hw + 2 * pad - k) // stride + 1
+    cg = c // groups  # input channels each filter sees
     if layout == "NCHW":
-        shapes = [(n, c, hw, hw), (f, c, k, k)]
+        shapes = [(n, c, hw, hw), (f, cg, k, k)]
     else:
-        shapes = [(n, hw, hw, c), (k, k, c, f)]
+        shapes = [(n, hw, hw, c), (k, k, cg, f)]
 
     def strata_fn(x, w):
         s = _strata()
-        y = s.conv2d(x, w, stride=stride, padding=pad, layout=layout)
+        y = s.conv2d(x, w, stride=stride, padding=pad, layout=layout, groups=groups)
         return s.relu(y) if relu else y
 
     def torch_args(x, w):
@@ -110,15 +111,16 @@ def _conv_row(n, c, hw, f, k, stride, layout="NCHW", relu=True, quick=False):
         return [t.from_numpy(x).permute(0, 3, 1, 2), t.from_numpy(w).permute(3, 2, 0, 1)]
 
     def torch_fn(x, w):
-        y = _f().conv2d(x, w, stride=stride, padding=pad)
+        y = _f().conv2d(x, w, stride=stride, padding=pad, groups=groups)
         return _t().relu(y) if relu else y
 
+    kind = "" if groups == 1 else ("depthwise " if groups == c == f else f"groups={groups} ")
     return Row(
-        name=f"conv2d {k}x{k}/{stride} {n}x{c}x{hw}x{hw}->{f} {layout}" + (" +relu" * relu),
+        name=f"conv2d {kind}{k}x{k}/{stride} {n}x{c}x{hw}x{hw}->{f} {layout}" + (" +relu" * relu),
         group="conv2d", shapes=shapes, strata=strata_fn, torch=torch_fn, torch_args=torch_args,
         torch_out=None if layout == "NCHW" else (lambda y: y.permute(0, 2, 3, 1)),
-        flops=2.0 * n * f * oh * oh * c * k * k, peer="torch", goal=0.8, limit="fma",
-        scale=(1.0, 1.0 / math.sqrt(c * k * k)), quick=quick)
+        flops=2.0 * n * f * oh * oh * cg * k * k, peer="torch", goal=0.8, limit="fma",
+        scale=(1.0, 1.0 / math.sqrt(cg * k * k)), quick=quick)
 
 
 # ---- attention ----------------------------------------------------------------------------
@@ -270,6 +272,8 @@ def rows() -> list[Row]:
         _conv_row(1, 256, 56, 512, 1, 2),
         _conv_row(1, 128, 28, 128, 3, 1, layout="NHWC"),
         _conv_row(1, 256, 14, 256, 3, 1),
+        _conv_row(1, 32, 112, 32, 3, 1, layout="NHWC", groups=32),   # MobileNet depthwise
+        _conv_row(1, 128, 56, 128, 3, 1, groups=32),                  # ResNeXt-50 32x4d
         _attention_row(8, 512, 64, quick=True),
         _attention_row(8, 2048, 64),
         *_row_kernels(4096),
