@@ -220,6 +220,24 @@ _addressof = ctypes.addressof
 _ndarray = np.ndarray
 
 
+def _point_at(descs, arrays, masks) -> bool:
+    """Writes each array's address into its descriptor (the warm path); False where an
+    array is not C-contiguous and aligned to its dtype (the caller converts it)."""
+    for i, a in enumerate(arrays):
+        try:
+            p = _addressof(_char_at(a))  # a writable buffer: C-contiguous
+        except (TypeError, ValueError):  # read-only, not contiguous, or empty
+            flags = a.flags
+            if not (flags.c_contiguous and flags.aligned):
+                return False
+            p = a.ctypes.data
+        if p & masks[i]:
+            return False
+        desc = descs[i]
+        desc.allocated = desc.aligned = p
+    return True
+
+
 class CompiledFunction:
     """One function compiled for one signature (static shapes).
 
@@ -275,19 +293,8 @@ class CompiledFunction:
         C-contiguous and aligned (the caller converts it). One pass over the arguments,
         writing their addresses straight into this thread's descriptors."""
         descs, call = self.kernel.thread_state()
-        masks = self._masks
-        for i, a in enumerate(arrays):
-            try:
-                p = _addressof(_char_at(a))  # a writable buffer: C-contiguous
-            except (TypeError, ValueError):  # read-only, not contiguous, or empty
-                flags = a.flags
-                if not (flags.c_contiguous and flags.aligned):
-                    return None
-                p = a.ctypes.data
-            if p & masks[i]:
-                return None
-            desc = descs[i]
-            desc.allocated = desc.aligned = p
+        if not _point_at(descs, arrays, self._masks):
+            return None
         i = len(arrays)
         if out is None:
             outs = [make() for make in self._makers]
@@ -360,19 +367,8 @@ class DynamicFunction(CompiledFunction):
             for desc, shape in zip(descs, shapes, strict=False):
                 _set_shape(desc, shape)
             local.entry = entry
-        masks = self._masks
-        for i, a in enumerate(arrays):
-            try:
-                p = _addressof(_char_at(a))
-            except (TypeError, ValueError):
-                flags = a.flags
-                if not (flags.c_contiguous and flags.aligned):
-                    return None
-                p = a.ctypes.data
-            if p & masks[i]:
-                return None
-            desc = descs[i]
-            desc.allocated = desc.aligned = p
+        if not _point_at(descs, arrays, self._masks):
+            return None
         i = len(arrays)
         outs = [make() for make in makers]
         for o in outs:
