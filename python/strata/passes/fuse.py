@@ -283,7 +283,7 @@ class FusePass(Pass):
         lanes = f32_lanes()
         for op in _collect(module, ("linalg.matmul", "linalg.batch_matmul")):
             sizes = blas_sizes(op)
-            if sizes is None:
+            if sizes is None or _in_loop(op):
                 continue
             batch, m, n, k = sizes
             users = _users(op.results[0])
@@ -312,6 +312,18 @@ class FusePass(Pass):
                 then = (f"; its epilogue {describe(users[0])} " +
                         ("runs as its own loop" if use else "is tiled into the generated kernel"))
             self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}{then}")
+
+
+def _in_loop(op) -> bool:
+    """A contraction inside a loop is a tile of a kernel (strata-attention's): a BLAS call
+    there pays its per-call cost every iteration and, inside ``scf.forall``, nests its own
+    threads in the loop's."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name in ("scf.for", "scf.forall", "scf.parallel"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _transposed_elements(op) -> int:
