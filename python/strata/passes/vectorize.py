@@ -449,7 +449,7 @@ def _lower(root):
             lowering_strategy=vector.VectorContractLowering.OuterProduct),
         vector.ApplyTransferPermutationPatternsOp,
         lambda: vector.ApplyLowerMultiReductionPatternsOp(
-            lowering_strategy=vector.VectorMultiReductionLowering.InnerParallel),
+            lowering_strategy=vector.VectorMultiReductionLowering.InnerReduction),
         vector.ApplyLowerOuterProductPatternsOp,
         vector.ApplyLowerMasksPatternsOp,
         lambda: vector.ApplyLowerTransferPatternsOp(max_transfer_rank=1),
