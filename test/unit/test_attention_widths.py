@@ -19,12 +19,11 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
+from test_attention import causal_mask, inputs, module, reference
 
 import strata
 from strata.codegen import host
 from strata.testing import assert_close
-
-from test_attention import causal_mask, inputs, module, reference
 
 
 def _has(flag: str) -> bool:
