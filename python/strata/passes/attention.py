@@ -26,7 +26,8 @@ other masks, an intermediate with another user.
 
 Tile sizes come from the host (``choose_tiles``: codegen/host.py's vector width
 and L2 size); the tiles' matmuls and row reductions are static ops that
-strata-vectorize tiles for registers like any other. The loop nest runs on
+strata-vectorize tiles for registers like any other (never BLAS calls:
+strata-fuse leaves matmuls inside loops to generated code). The loop nest runs on
 threads (``scf.forall``) from ``parallel-flops``. ``report=true`` (strata-fuse's
 ``report=true`` in the pipelines) says what was fused, or why a softmax feeding
 a matmul was not, as a remark at the softmax's location.

@@ -29,7 +29,9 @@ Two kinds of fusion on linalg on tensors:
    tiled with it, strata-vectorize leaves it alone and strata-blas (after
    bufferization) turns it into the call. ``always``/``never`` force the
    choice; ``decisions=<key>=on`` forces BLAS for one candidate, ``off`` the
-   generated kernel:
+   generated kernel. A matmul inside a loop (a tile of strata-attention's
+   kernel) is no candidate: it stays generated code (a call per tile, and
+   OpenBLAS's threads nested in an ``scf.forall``'s, cost more than it saves):
 
        %m = linalg.matmul ins(%x, %w : tensor<256x1024xf32>, tensor<1024x4096xf32>) outs(%z)
        %e = linalg.generic {parallel} ins(%m, %bias) { addf; maximumf }
