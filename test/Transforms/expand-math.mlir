@@ -195,6 +195,35 @@ func.func @vector_exp(%v: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
+// exp marked strata.nonpositive (strata-attention's x - rowmax): the lower bound
+// only, 2^n as one factor (no shrsi/subi split), no overflow select.
+// CHECK-LABEL: func.func @exp_nonpositive
+// CHECK-SAME: (%[[X:.+]]: vector<16xf32>)
+// CHECK-NOT: math.exp
+// CHECK: %[[LO:.+]] = arith.constant dense<-87.3365478> : vector<16xf32>
+// CHECK: %[[C:.+]] = arith.maximumf %[[X]], %[[LO]] : vector<16xf32>
+// CHECK-NOT: arith.minimumf
+// CHECK: %[[N:.+]] = math.floor %{{.+}} : vector<16xf32>
+// CHECK: %[[P:.+]] = arith.addf %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : vector<16xf32> to vector<16xi32>
+// CHECK-NOT: arith.shrsi
+// CHECK: %[[E:.+]] = arith.addi %[[NI]], %{{.+}} : vector<16xi32>
+// CHECK: %[[B:.+]] = arith.shli %[[E]], %{{.+}} : vector<16xi32>
+// CHECK: %[[S:.+]] = arith.bitcast %[[B]] : vector<16xi32> to vector<16xf32>
+// CHECK: %[[Y:.+]] = arith.mulf %[[P]], %[[S]] : vector<16xf32>
+// CHECK-NOT: arith.cmpf ogt
+// CHECK: %[[UNDER:.+]] = arith.cmpf olt, %[[X]], %{{.+}} : vector<16xf32>
+// CHECK: %[[R:.+]] = arith.select %[[UNDER]], %{{.+}}, %[[Y]] : vector<16xi1>, vector<16xf32>
+// CHECK-NEXT: return %[[R]] : vector<16xf32>
+// NONE-LABEL: func.func @exp_nonpositive
+// NONE: math.exp %{{.+}} {strata.nonpositive} : vector<16xf32>
+func.func @exp_nonpositive(%v: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.exp %v {strata.nonpositive} : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// -----
+
 // log: exponent and mantissa from the bits (denormals scaled by 2^23 first), f = m - 1
 // on [sqrt(1/2) - 1, sqrt(2) - 1], a degree-8 polynomial, then the special values.
 // CHECK-LABEL: func.func @log_f32

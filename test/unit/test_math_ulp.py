@@ -96,10 +96,13 @@ func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) attributes {{llvm.emit_c_inte
 }}"""
 
 
-def run_math(op: str, width: int, x: np.ndarray) -> np.ndarray:
+def run_math(op: str, width: int, x: np.ndarray, attrs: str = "") -> np.ndarray:
     ctx = new_context()
     with ctx, ir.Location.unknown():
-        module = ir.Module.parse(_kernel_text(op, width))
+        text = _kernel_text(op, width)
+        if attrs:  # discardable attributes on the math op (strata.nonpositive)
+            text = text.replace(f"{op} %v :", f"{op} %v {{{attrs}}} :")
+        module = ir.Module.parse(text)
         run_pipeline(module.operation, "strata-expand-math, strata-lower-to-llvm",
                      reproducer=False)
         text = str(module)
@@ -150,3 +153,18 @@ def test_sigmoid_ulp(inputs):
     worst = int(np.argmax(err))
     print("sigmoid max ulp", err.ravel()[worst])
     assert err.ravel()[worst] <= 2.5, (float(x.ravel()[worst]), float(y.ravel()[worst]))
+
+
+@pytest.mark.parametrize("width", [0, 8, 16])
+def test_exp_nonpositive_ulp(width, inputs):
+    """exp marked strata.nonpositive (strata-attention), on the sweep's x <= 0 and NaN:
+    the same bound as exp, 0 for -inf and below the underflow bound."""
+    x = inputs[~(inputs > 0)]
+    x = np.concatenate([x, np.full(-x.size % 64, -1.0, np.float32)])
+    ref = np.exp(x.astype(np.float64))
+    y = run_math("math.exp", width, x, attrs="strata.nonpositive")
+    err = ulp_errors(y, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= FUNCS["exp"][2], (width, float(x[worst]), float(y[worst]), ref[worst])
+    assert y[x == -np.inf].tolist() == [0.0] and np.isnan(y[np.isnan(x)]).all()
+    assert (y[x == 0] == 1.0).all()
