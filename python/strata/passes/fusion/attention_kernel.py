@@ -22,6 +22,8 @@ matmuls and row reductions on tiles are vectorized by strata-vectorize like any
 other static op. ``causal``: query row i sees keys j <= i; key tiles wholly
 past a query tile's last row are skipped, and the tiles that cross the diagonal
 are masked with ``-inf`` (row 0 always sees key 0, so every row max is finite).
+Both exponentials take arguments <= 0 (``s - m'``, ``m - m'``): their ``math.exp``
+carries ``strata.nonpositive``, which strata-expand-math expands more cheaply.
 """
 
 from __future__ import annotations
