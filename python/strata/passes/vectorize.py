@@ -448,6 +448,8 @@ def _lower(root):
         lambda: vector.ApplyLowerContractionPatternsOp(
             lowering_strategy=vector.VectorContractLowering.OuterProduct),
         vector.ApplyTransferPermutationPatternsOp,
+        # a row reduction's partials (vector<1x16> -> vector<1>) become one vector.reduction
+        # (a log2(16)-step shuffle tree), not 16 extracts combined serially (InnerParallel)
         lambda: vector.ApplyLowerMultiReductionPatternsOp(
             lowering_strategy=vector.VectorMultiReductionLowering.InnerReduction),
         vector.ApplyLowerOuterProductPatternsOp,
