@@ -47,6 +47,8 @@ _LAZY = {
     "bisect": "strata.explain.bisect",
     "from_torch": "strata.torch",
     "tune": "strata.autotune",
+    # issue 14, part B (opsb)
+    "einsum": "strata.frontend.einsum",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

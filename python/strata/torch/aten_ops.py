@@ -492,6 +492,16 @@ def _adaptive_avg_pool(node, self, output_size):
     return S.mean(self, axis=[2, 3], keepdims=True)
 
 
+# --- issue 14, part B (opsb): einsum, transposed convolution -----------------------------------
+
+
+def _einsum(node, equation, tensors, path=None):
+    from ..frontend.einsum import einsum
+
+    dtype = _out_dtype(node)
+    return einsum(equation, *[_cast_to(t, dtype) for t in tensors])
+
+
 # name of the overload packet -> converter
 CONVERTERS = {
     "add": _add, "sub": _sub, "rsub": _rsub, "mul": _binary(S.mul), "div": _div,
@@ -529,6 +539,7 @@ CONVERTERS = {
     "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
+    "einsum": _einsum,
 }
 
 # ops with no tensor operand whose value the importer computes once, in torch (a constant)
