@@ -49,6 +49,7 @@ _LAZY = {
     "tune": "strata.autotune",
     # issue 14, part B (opsb)
     "einsum": "strata.frontend.einsum",
+    "conv_transpose2d": "strata.frontend.ops",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -48,6 +48,7 @@ from .layout_common import (
     ops_in,
     perm_of,
     producer,
+    reads_loop_indices,
     rtype,
     substitute_map,
     transpose,
@@ -91,7 +92,7 @@ def _generic_data(op):
     if maps[-1] != ident or not _init_ok(op.operands[len(op.operands) - 1]):
         return None
     block = op.regions[0].blocks[0]
-    if list(list(block.arguments)[-1].uses):
+    if list(list(block.arguments)[-1].uses) or reads_loop_indices(op):
         return None
     return [i for i in range(len(op.operands) - 1) if maps[i] == ident]
 

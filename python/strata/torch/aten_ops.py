@@ -464,6 +464,11 @@ def _index_select(node, self, dim, index):
 
 def _convolution(node, input, weight, bias, stride, padding, dilation, transposed,  # noqa: A002
                  output_padding, groups):
+    if transposed:
+        y = S.conv_transpose2d(input, weight, stride=list(stride), padding=list(padding),
+                               output_padding=list(output_padding), dilation=list(dilation),
+                               groups=int(groups))
+        return y if bias is None else S.add(y, _channel(bias, 4))
     y = S.conv2d(input, weight, stride=list(stride), padding=list(padding),
                  dilation=list(dilation), groups=int(groups))
     return y if bias is None else S.add(y, _channel(bias, 4))
@@ -601,8 +606,6 @@ def unsupported(node) -> str | None:
         w = args["weight"].meta["val"]
         if w.dim() != 4:
             return f"aten.convolution: only 2-D convolution (weight rank {w.dim()})"
-        if args.get("transposed"):
-            return "aten.convolution: transposed convolution has no strata op"
     if name in ("max_pool2d_with_indices", "max_pool2d"):
         if any(d != 1 for d in args.get("dilation", (1,)) or (1,)) or args.get("ceil_mode"):
             return f"aten.{name}: dilation or ceil_mode"
