@@ -30,8 +30,8 @@ from mlir import ir
 
 from .base import Pass, collect_ops
 from .lowering import booleans, contraction, conv, elementwise, reduction, shape_ops
-from .lowering.conv_transpose import lower_conv_transpose2d
 from .lowering.common import LoweringError
+from .lowering.conv_transpose import lower_conv_transpose2d
 
 __all__ = ["ToLinalgPass", "lower_op"]
 
