@@ -108,7 +108,9 @@ def table(results: dict) -> str:
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in results.items():
         def cell(system, key, r=r):
-            v = r.get(system, {})
+            v = r.get(system)
+            if v is None:  # a system left out with --systems
+                return "-"
             return v["error"] if "error" in v else _ms(v[key])
 
         def ratio(key, r=r):
