@@ -182,3 +182,19 @@ def test_torch_einsum_imports_as_one_matmul():
     got = strata.compile(module)(*strata.torch.arguments(ep, q, k))
     np.testing.assert_allclose(got, torch.einsum("bhqd,bhkd->bhqk", q, k).numpy(),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_torch_backend_runs_conv_transpose_in_strata():
+    torch = pytest.importorskip("torch")
+    import strata.torch as st
+
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(
+        torch.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1),
+        torch.nn.ReLU()).eval()
+    x = torch.randn(2, 8, 7, 9)
+    with torch.no_grad():
+        report = str(st.explain(model, x))
+        assert "0 in eager PyTorch" in report and "aten.convolution" in report
+        got = torch.compile(model, backend="strata")(x)
+        np.testing.assert_allclose(got.numpy(), model(x).numpy(), rtol=1e-4, atol=1e-4)
