@@ -109,12 +109,12 @@ def _diagonal(x: Tensor, labels: list):
         x = O.transpose(x, rest + [i, j])
         lead = [x.shape[k] for k in range(len(rest))]
         x = O.reshape(x, lead + [n * n])
-        x = O.slice(x, [0] * len(lead) + [0], lead_limits(lead) + [n * n],
+        x = O.slice(x, [0] * len(lead) + [0], _static(lead) + [n * n],
                     [1] * len(lead) + [n + 1])
         labels = [labels[k] for k in rest] + [labels[i]]
 
 
-def lead_limits(lead):
+def _static(lead):
     if any(d is None for d in lead):
         raise S.ShapeError("einsum: a diagonal needs static sizes for the other dims")
     return list(lead)
