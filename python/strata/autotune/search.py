@@ -34,12 +34,32 @@ def _parse(signature: str):
     return int(b), int(m), int(n), int(k), dtype
 
 
-def _all_configs() -> list[dict]:
-    """Every config tried, the default (``{}``) first; heavy_ops keeps, per op, the first
-    of each group that gives it the same code."""
+def _micro_shapes(lanes: int) -> list[tuple[int, int]]:
+    """Packed micro-kernel shapes (rows, columns) worth trying for ``lanes``-lane f32
+    vectors: accumulators + B vectors + a broadcast within the vector registers (32
+    with AVX-512's 16 lanes, 16 with AVX2's 8)."""
+    if lanes >= 16:
+        shapes = [(12, 2), (6, 4), (4, 4), (16, 1), (8, 3), (14, 2), (4, 2)]
+    else:
+        shapes = [(4, 2), (8, 1), (4, 3), (3, 3), (2, 4)]
+    return [(mr, vectors * lanes) for mr, vectors in shapes]
+
+
+def _all_configs(lanes: int | None = None, threads: int = 1) -> list[dict]:
+    """Every config tried, the default (``{}``) first, then by group: the thread split
+    (threads > 1), the packed micro-kernel shape, the packed cache tile, the in-place
+    tiles (register shape and cache tile), with and without packing; heavy_ops keeps,
+    per op, the first of each group that gives it the same code."""
+    from ..codegen.host import f32_lanes
+
+    lanes = lanes or f32_lanes()
+    split = [{"parallel_flops": 1}, {"parallel_flops": 1 << 40}] if threads > 1 else []
+    micro = [{"micro_m": mr, "micro_n": nr} for mr, nr in _micro_shapes(lanes)]
     in_place = [{"cache_m": cm, "cache_n": cn, "cache_k": ck} for cm, cn, ck in _IN_PLACE]
-    in_place += [{"register_m": rm} for rm in (4, 2)]
-    return ([{}] + [{"pack_m": pm, "pack_n": pn, "pack_k": pk} for pm, pn, pk in _PACKED] +
+    in_place += [{"register_m": 4}, {"register_m": 2},
+                 {"register_n": lanes}, {"register_m": 4, "register_n": 4 * lanes}]
+    return ([{}] + split + micro +
+            [{"pack_m": pm, "pack_n": pn, "pack_k": pk} for pm, pn, pk in _PACKED] +
             in_place + [{"pack": False, **c} for c in in_place])
 
 
@@ -54,11 +74,12 @@ def _same_code_key(signature: str, plan: tuple):
                                min(depth, k)), plan[3])
 
 
-def candidates(plans: list[tuple], signature: str) -> list[dict]:
-    """The configs worth measuring for one op: of ``_all_configs()`` (whose plans for the
-    op are ``plans``), the first of each distinct code."""
+def candidates(plans: list[tuple], signature: str, configs: list[dict] | None = None
+               ) -> list[dict]:
+    """The configs worth measuring for one op: of ``configs`` (``_all_configs()``; their
+    plans for the op are ``plans``), the first of each distinct code."""
     seen, out = set(), []
-    for config, plan in zip(_all_configs(), plans, strict=True):
+    for config, plan in zip(configs or _all_configs(), plans, strict=True):
         key = _same_code_key(signature, plan)
         if key not in seen:
             seen.add(key)
@@ -75,8 +96,9 @@ def heavy_ops(fn, args, threads: int, blas: str) -> dict[str, list[dict]]:
 
     with forced(""):
         module = strata_compile(fn, *args, compile_to="layout", threads=threads, blas=blas)
-    plans = matmul_plans(module.mlir.operation, _all_configs(), threads)
-    return {signature: candidates(p, signature) for signature, p in plans.items()}
+    configs = _all_configs(threads=threads)
+    plans = matmul_plans(module.mlir.operation, configs, threads)
+    return {signature: candidates(p, signature, configs) for signature, p in plans.items()}
 
 
 def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
@@ -158,6 +180,47 @@ def _close(out, ref) -> bool:
     return True
 
 
+def _group(config: dict) -> str:
+    """The group of knobs a config sets (_all_configs): configs of one group exclude
+    each other, those of different groups combine."""
+    if not config.get("pack", True):
+        return "in-place"
+    if "parallel_flops" in config:
+        return "split"
+    if "micro_m" in config:
+        return "micro"
+    if "pack_m" in config:
+        return "packed"
+    return "in-place"
+
+
+def _merge_winners(good: list[tuple[dict, dict]], better_than: float) -> dict | None:
+    """The fastest config of each group that beats ``better_than`` seconds, merged
+    into one config (in-place tiles merge only with the thread split), or None when
+    fewer than two groups have one."""
+    winners: dict[str, dict] = {}
+    for config, r in sorted(good, key=lambda cr: cr[1]["seconds"]):
+        if config and r["seconds"] < better_than:
+            winners.setdefault(_group(config), config)
+    if "in-place" in winners and ("micro" in winners or "packed" in winners):
+        first = min(("in-place", "micro", "packed"),
+                    key=lambda g: list(winners).index(g) if g in winners else 99)
+        for g in ("in-place", "micro", "packed"):
+            if g != first:
+                winners.pop(g, None)
+    if len(winners) < 2:
+        return None
+    merged: dict = {}
+    for config in winners.values():
+        merged.update(config)
+    return merged
+
+
+def _acceptable(r: dict, me: dict, reference) -> bool:
+    return ("error" not in r and r["target"] == me and not r["noisy"] and
+            (reference is None or _close(r["out"], reference)))
+
+
 def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int | None = None,
          blas: str = "auto", margin: float = 0.05, max_spread: float = 0.15,
          rounds: int = 7, round_s: float = 0.02, save: bool = True,
@@ -237,6 +300,12 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
             result.rejected.append(f"{signature}: the default could not be measured; "
                                    "left untuned")
             continue
+        merged = _merge_winners(good, default["seconds"] * (1 - margin))
+        if merged is not None:  # the winners of several groups, together
+            r = run_all([format_tuned({**best, signature: merged})])[0]
+            if _acceptable(r, me, reference):
+                good.append((merged, r))
+            measured.append((merged, r))
         config, winner = min(good, key=lambda cr: cr[1]["seconds"])
         if not config or winner["seconds"] > default["seconds"] * (1 - margin):
             config, winner = {}, default

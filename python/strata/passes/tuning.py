@@ -5,7 +5,7 @@ autotuning (strata.tune, runtime/tuning_record.py) measured best on this
 target, overriding the pass's options for that op only. The text is
 
     <signature>:<knob><value>[.<knob><value>...][,<signature>:...]
-    1x512x512x512xf32:pack0.cm64.cn256.ck128,1x64x1024x256xf32:pk128
+    1x512x512x512xf32:pack0.cm64.cn256.ck128,1x64x1024x256xf32:mr12.nr32.pf1
 
 a signature being ``<batch>x<M>x<N>x<K>x<element type of A>`` (a plain matmul
 has batch 1). The knobs (:data:`KNOBS`) name strata-vectorize options. The text
@@ -26,9 +26,12 @@ KNOBS = {
     "pack": "pack",        # 1: packed panels + micro-kernel, 0: tiled in place
     "pm": "pack_m", "pn": "pack_n", "pk": "pack_k",        # a packed cache tile
     "cm": "cache_m", "cn": "cache_n", "ck": "cache_k",     # an unpacked cache tile
-    "rm": "register_m",    # rows of an unpacked register tile
+    "rm": "register_m", "rn": "register_n",               # an unpacked register tile
+    "mr": "micro_m", "nr": "micro_n",                      # the packed micro-kernel
+    "pf": "parallel_flops",  # the thread split: 1 runs the op's tiles on threads, a
+                             # count above its flops runs it on one thread
 }
-_KNOB_TEXT = r"(?:pack|pm|pn|pk|cm|cn|ck|rm)[0-9]+"
+_KNOB_TEXT = r"(?:pack|pm|pn|pk|cm|cn|ck|rm|rn|mr|nr|pf)[0-9]+"
 _ENTRY = rf"[0-9]+x[0-9]+x[0-9]+x[0-9]+x(?:f32|f16|bf16):{_KNOB_TEXT}(?:\.{_KNOB_TEXT})*"
 PATTERN = rf"(?:{_ENTRY}(?:,{_ENTRY})*)?"
 _KNOB = re.compile(r"([a-z]+)([0-9]+)")
