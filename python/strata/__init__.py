@@ -47,6 +47,7 @@ _LAZY = {
     "bisect": "strata.explain.bisect",
     "from_torch": "strata.torch",
     "tune": "strata.autotune",
+    "compile_many": "strata.autotune.batch",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
