@@ -188,3 +188,42 @@ def test_a_micro_n_off_the_vector_width_is_a_diagnostic(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "m.mlir:2:" in p.stderr and "must be a multiple of the 16 vector lanes" in p.stderr
+
+
+def _blas_ops_at(threads=1):
+    x, w = _args(256, 512, 384)
+    module = strata.compile(_mm, x, w, compile_to="bufferized", threads=threads, blas="auto")
+    return str(module.mlir)
+
+
+def test_blas_or_generated_reaches_the_code(record):
+    tuning_record.add([_entry("1x256x384x512xf32", {"blas": True})])
+    assert "scipy_cblas_sgemm64_" in _blas_ops_at()
+    tuning_record.add([_entry("1x256x384x512xf32", {"blas": False, "pack_m": 64})])
+    generated = _blas_ops_at()
+    assert "scipy_cblas_sgemm64_" not in generated and "32x512x8xf32" in generated
+
+
+@needs_cc
+def test_a_tuned_blas_choice_computes_the_same(record):
+    x, w = _args(131, 77, 97)
+    for choice in (True, False):
+        tuning_record.add([_entry("1x131x97x77xf32", {"blas": choice})])
+        got = strata.jit(_mm, threads=1, blas="auto")(x, w)
+        np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
+
+
+def test_the_search_tries_the_other_side_of_the_blas_choice():
+    from strata.autotune.search import _blas_choices
+
+    x, w = _args(256, 512, 384)
+    module = strata.compile(_mm, x, w, compile_to="layout", threads=1, blas="auto")
+    ((signature, marked),) = _blas_choices(module.mlir.operation).items()
+    assert signature == "1x256x384x512xf32"
+    (found,) = heavy_ops(_mm, (x, w), threads=1, blas="auto").values()
+    if marked:  # the cost model chose BLAS: only generated code is tried
+        assert found == [{}, {"blas": False}]
+    else:
+        assert found[:2] == [{}, {"blas": True}] and len(found) > 4
+    (never,) = heavy_ops(_mm, (x, w), threads=1, blas="never").values()
+    assert not any("blas" in c for c in never)

@@ -1,16 +1,22 @@
-"""strata.tune: search the tiles of each heavy op, measure, keep the winners in the record.
+"""strata.tune: search the choices of each heavy op, measure, keep the winners in the record.
 
 Per matmul that strata-vectorize tiles (convs become matmuls first, so they count;
 signatures from passes/tuning.py, found at the ``layout`` level), the search
-tries the choices the strategy exposes: packed panels (micro-kernel) or tiles in
-place, the packed cache tile (``pm x pn x pk``), the in-place cache tile
-(``cm x cn x ck``) and register rows (``rm``). Each candidate is the whole
-function compiled with that op's tiles (the other ops at their best so far) and
-timed by autotune/measure.py (warm-up, rounds, noisy ones re-taken then rejected);
-its result is checked against the default build's. A winner must beat the
-default by ``margin``, then the two are timed again, interleaved, and the entry
-(runtime/tuning_record.py) records both times. ``executor="ray"`` sends the
-candidate builds and measurements to Ray tasks (autotune/ray_executor.py).
+tries the choices the strategy exposes, in groups: the thread split (``pf``, with
+threads > 1: run the op's tiles on threads or on one), the packed micro-kernel's
+shape (``mr x nr``), the packed cache tile (``pm x pn x pk``), tiles in place
+(``pack0``: cache tile ``cm x cn x ck``, register tile ``rm x rn``) and, with
+``blas="auto"``, the other side of strata-fuse's BLAS-or-generated choice
+(``blas1``/``blas0``; an op the cost model gives to BLAS is only tried generated).
+Each candidate is the whole function compiled with that op's choice (the other
+ops at their best so far) and timed by autotune/measure.py (warm-up, rounds, noisy
+ones re-taken then rejected); its result is checked against the default build's.
+The fastest config of each group that beats the default are then merged into
+one more candidate (a micro-kernel with a cache tile and a thread split). A
+winner must beat the default by ``margin``, then the two are timed again,
+interleaved, and the entry (runtime/tuning_record.py) records both times.
+``executor="ray"`` sends the candidate builds and measurements to Ray tasks
+(autotune/ray_executor.py).
 """
 
 from __future__ import annotations
@@ -98,7 +104,32 @@ def heavy_ops(fn, args, threads: int, blas: str) -> dict[str, list[dict]]:
         module = strata_compile(fn, *args, compile_to="layout", threads=threads, blas=blas)
     configs = _all_configs(threads=threads)
     plans = matmul_plans(module.mlir.operation, configs, threads)
-    return {signature: candidates(p, signature, configs) for signature, p in plans.items()}
+    out = {signature: candidates(p, signature, configs) for signature, p in plans.items()}
+    if blas == "auto":  # BLAS call or generated code: the other of the cost model's choice
+        for signature, marked in _blas_choices(module.mlir.operation).items():
+            if marked:
+                out[signature] = [{}, {"blas": False}]
+            elif signature in out:
+                out[signature].insert(1, {"blas": True})
+    return out
+
+
+def _blas_choices(module) -> dict[str, bool]:
+    """Per signature of a matmul a BLAS call can run, whether strata-fuse's cost model
+    made it one (``strata.blas``)."""
+    from ..passes.base import collect_ops
+    from ..passes.fuse import BLAS_MARK, blas_sizes
+    from ..passes.tuning import matmul_signature
+
+    out: dict[str, bool] = {}
+    with module.context:
+        for op in collect_ops(module, lambda o: o.name in ("linalg.matmul",
+                                                           "linalg.batch_matmul")):
+            sizes = blas_sizes(op)
+            if sizes is not None:
+                signature = matmul_signature(op, op.name == "linalg.batch_matmul", sizes[1:])
+                out[signature] = BLAS_MARK in op.attributes
+    return out
 
 
 def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
@@ -183,6 +214,8 @@ def _close(out, ref) -> bool:
 def _group(config: dict) -> str:
     """The group of knobs a config sets (_all_configs): configs of one group exclude
     each other, those of different groups combine."""
+    if "blas" in config:
+        return "blas"
     if not config.get("pack", True):
         return "in-place"
     if "parallel_flops" in config:
@@ -200,8 +233,8 @@ def _merge_winners(good: list[tuple[dict, dict]], better_than: float) -> dict | 
     fewer than two groups have one."""
     winners: dict[str, dict] = {}
     for config, r in sorted(good, key=lambda cr: cr[1]["seconds"]):
-        if config and r["seconds"] < better_than:
-            winners.setdefault(_group(config), config)
+        if config and r["seconds"] < better_than and _group(config) != "blas":
+            winners.setdefault(_group(config), config)  # a BLAS call has no tiles
     if "in-place" in winners and ("micro" in winners or "packed" in winners):
         first = min(("in-place", "micro", "packed"),
                     key=lambda g: list(winners).index(g) if g in winners else 99)

@@ -2,7 +2,9 @@
 
 strata-vectorize takes ``tuned=<text>``: per matmul signature, the tiles that
 autotuning (strata.tune, runtime/tuning_record.py) measured best on this
-target, overriding the pass's options for that op only. The text is
+target, overriding the pass's options for that op only; strata-fuse takes the same
+text and reads its ``blas`` knob (a BLAS call or generated code, with
+``blas=auto``). The text is
 
     <signature>:<knob><value>[.<knob><value>...][,<signature>:...]
     1x512x512x512xf32:pack0.cm64.cn256.ck128,1x64x1024x256xf32:mr12.nr32.pf1
@@ -30,8 +32,10 @@ KNOBS = {
     "mr": "micro_m", "nr": "micro_n",                      # the packed micro-kernel
     "pf": "parallel_flops",  # the thread split: 1 runs the op's tiles on threads, a
                              # count above its flops runs it on one thread
+    "blas": "blas",          # 1: a BLAS call, 0: generated code (strata-fuse, blas=auto)
 }
-_KNOB_TEXT = r"(?:pack|pm|pn|pk|cm|cn|ck|rm|rn|mr|nr|pf)[0-9]+"
+BOOL_KNOBS = ("pack", "blas")
+_KNOB_TEXT = r"(?:pack|pm|pn|pk|cm|cn|ck|rm|rn|mr|nr|pf|blas)[0-9]+"
 _ENTRY = rf"[0-9]+x[0-9]+x[0-9]+x[0-9]+x(?:f32|f16|bf16):{_KNOB_TEXT}(?:\.{_KNOB_TEXT})*"
 PATTERN = rf"(?:{_ENTRY}(?:,{_ENTRY})*)?"
 _KNOB = re.compile(r"([a-z]+)([0-9]+)")
@@ -52,7 +56,7 @@ def parse_tuned(text: str) -> dict[str, dict[str, int | bool]]:
             if name not in KNOBS:
                 raise ValueError(f"unknown knob '{name}' (knobs: {', '.join(KNOBS)})")
             field = KNOBS[name]  # the ranges: strata-vectorize's option checks
-            config[field] = bool(int(value)) if field == "pack" else int(value)
+            config[field] = bool(int(value)) if field in BOOL_KNOBS else int(value)
         out[signature] = config
     return out
 

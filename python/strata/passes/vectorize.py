@@ -495,7 +495,9 @@ def matmul_plans(module, configs, threads: int = 1) -> dict[str, list[tuple]]:
             mnk = _mnk(op, batch)
             signature = matmul_signature(op, batch, mnk)
             if signature not in out:
-                out[signature] = [dataclass_replace(base, **c).matmul_plan(op, batch, mnk, lanes)
+                out[signature] = [dataclass_replace(base, **{f: v for f, v in c.items()
+                                                             if f != "blas"}
+                                                    ).matmul_plan(op, batch, mnk, lanes)
                                   for c in configs]
     return out
 
@@ -580,7 +582,8 @@ class VectorizePass(Pass):
             for op in _static_ops(module, op_name):
                 m, n, k = _mnk(op, batch)
                 signature = matmul_signature(op, batch, (m, n, k))
-                config = tuned.get(signature)
+                # strata-fuse's knob (BLAS or generated) is not this pass's
+                config = {f: v for f, v in tuned.get(signature, {}).items() if f != "blas"}
                 # a tuned op's own tiles (runtime/tuning_record.py), else the options'
                 try:
                     chosen = dataclass_replace(self, tuned="", **config) if config else self
