@@ -6,7 +6,8 @@ Per row, one fresh process tunes the function (strata.tune, into a tuning record
 this run's own temp cache folder) and reports its tuning time; then the default
 (``STRATA_TUNING=0``) and the tuned build are each timed in fresh processes,
 alternately (default, tuned, default, tuned, ...), ``--repeats`` times, and the best
-of each is kept. Rows are generated code (``blas="never"``): BLAS calls are not tuned.
+of each is kept. Rows ``*_auto`` compile with ``blas="auto"`` (the BLAS-or-generated choice is
+tuned too), the others generated code only (``blas="never"``).
 Single-threaded rows are timed in CPU time (other processes on a shared machine do not
 count), threaded rows in wall time. Prints a Markdown table: the two times per call,
 tuned/default (< 1: tuning helped), the chosen config per op and the tuning time.
@@ -27,20 +28,33 @@ import time
 
 import numpy as np
 
-# name: (description, function, argument shapes, dtype, threads)
+# name: (description, function, argument shapes, dtype, threads, blas)
 ROWS = {
     "mm1000": ("x @ w f32 1000x1000 @ 1000x1000", "mm", [(1000, 1000), (1000, 1000)],
-               np.float32, 1),
-    "skinny_m": ("x @ w f32 7x4096 @ 4096x4096", "mm", [(7, 4096), (4096, 4096)], np.float32, 1),
-    "skinny_n": ("x @ w f32 4096x4096 @ 4096x7", "mm", [(4096, 4096), (4096, 7)], np.float32, 1),
+               np.float32, 1, "never"),
+    "skinny_m": ("x @ w f32 7x4096 @ 4096x4096", "mm", [(7, 4096), (4096, 4096)], np.float32, 1,
+                 "never"),
+    "skinny_n": ("x @ w f32 4096x4096 @ 4096x7", "mm", [(4096, 4096), (4096, 7)], np.float32, 1,
+                 "never"),
     "small_2t": ("x @ w f32 192x192 @ 192x192, 2 threads", "mm", [(192, 192), (192, 192)],
-                 np.float32, 2),
+                 np.float32, 2, "never"),
     "conv14": ("conv2d f32 1x256x14x14, 256x256x3x3, pad 1", "conv",
-               [(1, 256, 14, 14), (256, 256, 3, 3)], np.float32, 1),
-    "attn": ("softmax(q k^T) v f32 8x512x64", "attn", [(8, 512, 64)] * 3, np.float32, 1),
+               [(1, 256, 14, 14), (256, 256, 3, 3)], np.float32, 1, "never"),
+    "attn": ("softmax(q k^T) v f32 8x512x64", "attn", [(8, 512, 64)] * 3, np.float32, 1,
+             "never"),
     "bmm": ("batch matmul f32 8x128x96 @ 8x96x160", "mm", [(8, 128, 96), (8, 96, 160)],
-            np.float32, 1),
-    "mm512": ("x @ w f32 512x512 @ 512x512", "mm", [(512, 512), (512, 512)], np.float32, 1),
+            np.float32, 1, "never"),
+    "mm512": ("x @ w f32 512x512 @ 512x512", "mm", [(512, 512), (512, 512)], np.float32, 1,
+              "never"),
+    # blas=auto: the BLAS-or-generated choice is tuned too
+    "mm1000_auto": ("x @ w f32 1000x1000 @ 1000x1000, blas=auto", "mm",
+                    [(1000, 1000), (1000, 1000)], np.float32, 1, "auto"),
+    "skinny_m_auto": ("x @ w f32 7x4096 @ 4096x4096, blas=auto", "mm",
+                      [(7, 4096), (4096, 4096)], np.float32, 1, "auto"),
+    "skinny_n_auto": ("x @ w f32 4096x4096 @ 4096x7, blas=auto", "mm",
+                      [(4096, 4096), (4096, 7)], np.float32, 1, "auto"),
+    "mlp_auto": ("relu(x @ w) f32 256x512 @ 512x384, blas=auto", "relu_mm",
+                 [(256, 512), (512, 384)], np.float32, 1, "auto"),
 }
 QUICK = ("small_2t", "bmm", "conv14")
 
@@ -50,6 +64,8 @@ def _fn(kind):
 
     if kind == "conv":
         return lambda x, f: strata.conv2d(x, f, padding=1)
+    if kind == "relu_mm":
+        return lambda x, w: strata.relu(x @ w)
     if kind == "attn":
         return lambda q, k, v: strata.softmax(q @ strata.transpose(k, (0, 2, 1)), axis=-1) @ v
     return lambda x, w: x @ w
@@ -70,14 +86,14 @@ def child(mode: str, name: str, budget: float) -> None:
     fn, args, threads = _fn(ROWS[name][1]), _inputs(name), ROWS[name][4]
     if mode == "tune":
         start = time.perf_counter()
-        result = strata.tune(fn, *args, budget=budget, threads=threads, blas="never",
+        result = strata.tune(fn, *args, budget=budget, threads=threads, blas=ROWS[name][5],
                              clock=_clock(name))
         print(json.dumps({"entries": result.entries, "rejected": result.rejected,
                           "seconds": time.perf_counter() - start}))
         return
     from strata.autotune.measure import measure
 
-    f = strata.jit(fn, threads=threads, blas="never")
+    f = strata.jit(fn, threads=threads, blas=ROWS[name][5])
     t = measure(lambda: f(*args), rounds=7, round_s=0.1, max_spread=1e9, clock=_clock(name))
     print(json.dumps({"seconds": t.seconds}))
 

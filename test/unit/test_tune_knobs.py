@@ -227,3 +227,46 @@ def test_the_search_tries_the_other_side_of_the_blas_choice():
         assert found[:2] == [{}, {"blas": True}] and len(found) > 4
     (never,) = heavy_ops(_mm, (x, w), threads=1, blas="never").values()
     assert not any("blas" in c for c in never)
+
+
+def _attn(q, k, v):
+    return strata.softmax(q @ strata.transpose(k, (0, 2, 1)) * 0.25, axis=-1) @ v
+
+
+def _attn_args(h, sq, sk, d, dv):
+    rng = np.random.default_rng(3)
+    return tuple(rng.standard_normal(s).astype(np.float32)
+                 for s in ((h, sq, d), (h, sk, d), (h, sk, dv)))
+
+
+def _attn_ref(q, k, v):
+    s = q.astype(np.float64) @ k.transpose(0, 2, 1) * 0.25
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def test_attention_tiles_reach_the_code(record):
+    args = _attn_args(2, 64, 96, 16, 8)
+    tuning_record.add([_entry("2x64x96x16x8xf32", {"block_q": 16, "block_k": 32})])
+    text = str(strata.compile(_attn, *args, compile_to="fused", threads=1).mlir)
+    assert "tensor<16x16xf32>, tensor<16x32xf32>) outs(%" in text  # a 16 x 32 score tile
+
+
+@needs_cc
+@pytest.mark.parametrize("tiles", [(8, 16), (5, 7), (64, 64)])
+def test_tuned_attention_tiles_compute_the_same(record, tiles):
+    args = _attn_args(3, 37, 29, 16, 12)
+    tuning_record.add([_entry("3x37x29x16x12xf32", {"block_q": tiles[0],
+                                                    "block_k": tiles[1]})])
+    got = strata.jit(_attn, threads=1, blas="never")(*args)
+    np.testing.assert_allclose(got, _attn_ref(*args), rtol=1e-4, atol=1e-4)
+
+
+def test_the_search_tries_attention_tiles():
+    from strata.autotune.search import attention_ops
+
+    ((signature, configs),) = attention_ops(_attn, _attn_args(2, 64, 96, 16, 8), 1).items()
+    assert signature == "2x64x96x16x8xf32" and configs[0] == {}
+    assert all(c["block_q"] <= 64 and c["block_k"] <= 96 for c in configs[1:])
+    assert len({(c["block_q"], c["block_k"]) for c in configs[1:]}) == len(configs) - 1
+    assert attention_ops(_mm, _args(8, 8, 8), 1) == {}

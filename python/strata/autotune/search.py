@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["tune", "TuneResult", "candidates", "heavy_ops", "evaluate"]
+__all__ = ["tune", "TuneResult", "candidates", "heavy_ops", "attention_ops", "evaluate"]
 
 _PACKED = [(64, 256, 256), (128, 128, 256), (128, 256, 128), (128, 256, 512),
            (256, 256, 256), (64, 128, 128), (128, 512, 256), (256, 512, 128)]
@@ -93,14 +93,45 @@ def candidates(plans: list[tuple], signature: str, configs: list[dict] | None = 
     return out
 
 
-def heavy_ops(fn, args, threads: int, blas: str) -> dict[str, list[dict]]:
-    """Per matmul that strata-vectorize tiles in ``fn(*args)`` (its signature, in program
-    order), the configs to measure: the default first, then one per distinct code."""
-    from ..passes.vectorize import matmul_plans
+def attention_ops(fn, args, threads: int) -> dict[str, list[dict]]:
+    """Per attention strata-attention fuses in ``fn(*args)`` (its 5-size signature), the
+    query and key tiles to measure: the default first, then other key tiles, other
+    query tiles, and the pairs of both."""
+    from ..passes.attention import _NoMatch, choose_tiles, match
+    from ..passes.base import collect_ops
+    from ..passes.tuning import attention_signature
     from ..runtime.api import compile as strata_compile
     from ..runtime.tuning_record import forced
 
     with forced(""):
+        module = strata_compile(fn, *args, compile_to="linalg", threads=threads)
+    out: dict[str, list[dict]] = {}
+    with module.mlir.context:
+        for sm in collect_ops(module.mlir.operation, lambda o: o.name == "linalg.softmax"):
+            try:
+                s = match(sm).shape
+            except _NoMatch:
+                continue
+            flops = 2 * s.heads * s.sq * s.sk * (s.d + s.dv)
+            dq, dk = choose_tiles(s, threads if flops >= 1 << 25 else 1)
+            qs = sorted({min(q, s.sq) for q in (16, 32, 64, 128)} - {dq})
+            ks = sorted({min(k, s.sk) for k in (64, 128, 256, 512)} - {dk})
+            pairs = [(dq, k) for k in ks] + [(q, dk) for q in qs] + \
+                [(q, k) for q in qs for k in ks]
+            out[attention_signature(s)] = [{}] + [{"block_q": q, "block_k": k}
+                                                   for q, k in pairs]
+    return out
+
+
+def heavy_ops(fn, args, threads: int, blas: str, tuned: str = "") -> dict[str, list[dict]]:
+    """Per matmul that strata-vectorize tiles in ``fn(*args)`` (its signature, in program
+    order), the configs to measure: the default first, then one per distinct code.
+    ``tuned``: the choices made so far (an attention's tiles make its matmuls)."""
+    from ..passes.vectorize import matmul_plans
+    from ..runtime.api import compile as strata_compile
+    from ..runtime.tuning_record import forced
+
+    with forced(tuned):
         module = strata_compile(fn, *args, compile_to="layout", threads=threads, blas=blas)
     configs = _all_configs(threads=threads)
     plans = matmul_plans(module.mlir.operation, configs, threads)
@@ -216,6 +247,8 @@ def _group(config: dict) -> str:
     each other, those of different groups combine."""
     if "blas" in config:
         return "blas"
+    if "block_q" in config:
+        return "attention"
     if not config.get("pack", True):
         return "in-place"
     if "parallel_flops" in config:
@@ -296,7 +329,11 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
     result = TuneResult()
     best: dict[str, dict] = {}
     reference = None
-    for signature, configs in heavy_ops(fn, args, threads, blas).items():
+    def ops():  # attentions first: their tiles decide the signatures of the matmuls inside
+        yield from attention_ops(fn, args, threads).items()
+        yield from heavy_ops(fn, args, threads, blas, format_tuned(best)).items()
+
+    for signature, configs in ops():
         texts = [format_tuned({**best, signature: c}) for c in configs]
         measured: list[tuple[dict, dict]] = []
         if executor == "ray":

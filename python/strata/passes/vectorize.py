@@ -96,7 +96,7 @@ from ..codegen.transform import (
 )
 from .base import OptionError, Pass, collect_ops, option, threads_option
 from .tuning import PATTERN as TUNED_PATTERN
-from .tuning import matmul_signature, parse_tuned
+from .tuning import knobs_of, matmul_signature, parse_tuned
 
 __all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_plans"]
 
@@ -495,8 +495,7 @@ def matmul_plans(module, configs, threads: int = 1) -> dict[str, list[tuple]]:
             mnk = _mnk(op, batch)
             signature = matmul_signature(op, batch, mnk)
             if signature not in out:
-                out[signature] = [dataclass_replace(base, **{f: v for f, v in c.items()
-                                                             if f != "blas"}
+                out[signature] = [dataclass_replace(base, **knobs_of(c, base.name)
                                                     ).matmul_plan(op, batch, mnk, lanes)
                                   for c in configs]
     return out
@@ -582,8 +581,7 @@ class VectorizePass(Pass):
             for op in _static_ops(module, op_name):
                 m, n, k = _mnk(op, batch)
                 signature = matmul_signature(op, batch, (m, n, k))
-                # strata-fuse's knob (BLAS or generated) is not this pass's
-                config = {f: v for f, v in tuned.get(signature, {}).items() if f != "blas"}
+                config = knobs_of(tuned.get(signature, {}), self.name)
                 # a tuned op's own tiles (runtime/tuning_record.py), else the options'
                 try:
                     chosen = dataclass_replace(self, tuned="", **config) if config else self

@@ -83,7 +83,7 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
     if o.fusion:  # strata-fuse's report=true also reports the attention decisions
-        p.add(AttentionPass(threads=o.threads,
+        p.add(AttentionPass(threads=o.threads, tuned=o.tuned,
                             report="report=true" in o.fuse_options.split()))
     p.add(DecomposePass(keep_row_softmax=True))
     # convs as im2col + matmuls, before strata-fuse makes its BLAS and epilogue choices
