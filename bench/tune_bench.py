@@ -53,6 +53,8 @@ ROWS = {
                       [(7, 4096), (4096, 4096)], np.float32, 1, "auto"),
     "skinny_n_auto": ("x @ w f32 4096x4096 @ 4096x7, blas=auto", "mm",
                       [(4096, 4096), (4096, 7)], np.float32, 1, "auto"),
+    "small_auto": ("x @ w f32 192x192 @ 192x192, blas=auto", "mm", [(192, 192), (192, 192)],
+                   np.float32, 1, "auto"),
     "mlp_auto": ("relu(x @ w) f32 256x512 @ 512x384, blas=auto", "relu_mm",
                  [(256, 512), (512, 384)], np.float32, 1, "auto"),
 }
@@ -126,7 +128,8 @@ def measure_row(name: str, budget: float = 40.0, repeats: int = 3) -> dict:
     return {"row": ROWS[name][0], "name": name, "threads": ROWS[name][4],
             "clock": _clock(name), "default_s": best["default"], "tuned_s": best["tuned"],
             "ratio": best["tuned"] / best["default"], "config": _config_text(tuned["entries"]),
-            "tuning_s": tuned["seconds"], "entries": tuned["entries"]}
+            "tuning_s": tuned["seconds"], "entries": tuned["entries"],
+            "rejected": tuned["rejected"]}
 
 
 def rows(quick: bool = False, budget: float | None = None, repeats: int | None = None,
