@@ -7,6 +7,7 @@ shapes, on this host's vector width and on AVX2's (a subprocess with
 
 import os
 import subprocess
+import time
 import sys
 
 import numpy as np
@@ -270,3 +271,13 @@ def test_the_search_tries_attention_tiles():
     assert all(c["block_q"] <= 64 and c["block_k"] <= 96 for c in configs[1:])
     assert len({(c["block_q"], c["block_k"]) for c in configs[1:]}) == len(configs) - 1
     assert attention_ops(_mm, _args(8, 8, 8), 1) == {}
+
+
+def test_the_warm_up_lasts_warmup_s():
+    from strata.autotune.measure import measure
+
+    stamps = []
+    measure(lambda: stamps.append(time.perf_counter()), warmup=0, warmup_s=0.05, rounds=1,
+            round_s=0.0, max_spread=1e9)
+    # the round's one call starts only after 0.05 s of warm-up calls
+    assert stamps[-1] - stamps[0] >= 0.049 and len(stamps) > 2
