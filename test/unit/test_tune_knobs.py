@@ -7,8 +7,8 @@ shapes, on this host's vector width and on AVX2's (a subprocess with
 
 import os
 import subprocess
-import time
 import sys
+import time
 
 import numpy as np
 import pytest
