@@ -281,3 +281,20 @@ def test_the_warm_up_lasts_warmup_s():
             round_s=0.0, max_spread=1e9)
     # the round's one call starts only after 0.05 s of warm-up calls
     assert stamps[-1] - stamps[0] >= 0.049 and len(stamps) > 2
+
+
+@needs_cc
+def test_a_candidate_is_built_with_its_own_choice(record):
+    # strata.compile builds on the first call: the call must run under the candidate's
+    # text, else every candidate is the default build (the record's text) timed again
+    import json
+
+    from strata.autotune.search import evaluate
+
+    text = "1x96x128x64xf32:pack0.cm32"
+    evaluate(_mm, _args(96, 64, 128), text, 1, "never",
+             {"rounds": 1, "round_s": 0.0, "max_spread": 1e9})
+    root = record.parent
+    tuned = [json.load(open(root / e / "meta.json"))["key"]["options"].get("tuned")
+             for e in os.listdir(root) if (root / e / "meta.json").exists()]
+    assert tuned == [text]

@@ -172,9 +172,9 @@ def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dic
 
     timing = dict(timing)
     exclusive = timing.pop("exclusive", False)
-    with forced(tuned):
+    with forced(tuned):  # a Program compiles on its first call: that call is the compile
         program = strata_compile(fn, *args, threads=threads, blas=blas)
-    out = program(*args)
+        out = program(*args)
     with _measuring_alone(exclusive):
         t = measure(lambda: program(*args), **timing)
     return {"seconds": t.seconds, "spread": t.spread, "noisy": t.noisy, "out": out,
