@@ -9,6 +9,7 @@ import platform
 
 import numpy as np
 import pytest
+import test_remote_cache
 
 import strata
 from strata.codegen.host import host_flags
@@ -16,6 +17,7 @@ from strata.frontend.tensor import TensorSpec
 from strata.runtime import aot, cache
 
 pytestmark = pytest.mark.skipif(not aot.available(), reason="no C compiler driver (cc)")
+redis_url = test_remote_cache.redis_url  # a fixture: a redis-server of the test's own
 
 
 def _relu_mm(x, w):
@@ -151,3 +153,17 @@ def test_an_entry_from_another_cpu_type_is_rejected(local_ray, local_cache, monk
                                     ray_options=opts)  # compiled here instead
     assert result.ok and result.where == "fallback"
     _all_hit_without_compiling(items, monkeypatch)
+
+
+def test_compile_many_publishes_to_the_shared_cache(local_cache, monkeypatch, redis_url):
+    from strata.runtime import remote_cache
+
+    monkeypatch.setenv("STRATA_REMOTE_CACHE", redis_url)
+    remote_cache.reset()
+    try:
+        results = strata.compile_many(_items()[:2], executor="local", threads=1, blas="never")
+        assert all(r.ok for r in results), [r.error for r in results]
+        keys = sorted(k for r in results for k in r.keys)
+        assert test_remote_cache._entry_keys(redis_url) == [remote_cache.ENTRY + k for k in keys]
+    finally:
+        remote_cache.reset()
