@@ -53,12 +53,14 @@ ROWS = {
                       [(7, 4096), (4096, 4096)], np.float32, 1, "auto"),
     "skinny_n_auto": ("x @ w f32 4096x4096 @ 4096x7, blas=auto", "mm",
                       [(4096, 4096), (4096, 7)], np.float32, 1, "auto"),
+    "wide_auto": ("x @ w f32 64x4096 @ 4096x4096, blas=auto", "mm", [(64, 4096), (4096, 4096)],
+                  np.float32, 1, "auto"),
     "small_auto": ("x @ w f32 192x192 @ 192x192, blas=auto", "mm", [(192, 192), (192, 192)],
                    np.float32, 1, "auto"),
     "mlp_auto": ("relu(x @ w) f32 256x512 @ 512x384, blas=auto", "relu_mm",
                  [(256, 512), (512, 384)], np.float32, 1, "auto"),
 }
-QUICK = ("small_2t", "bmm", "conv14")
+QUICK = ("wide_auto", "bmm", "conv14")
 
 
 def _fn(kind):
