@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
+
+from .linalg_ops import linalg
 
 __all__ = [
     "reads_loop_indices",

@@ -37,7 +37,7 @@ import itertools
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import tensor
 
 from .layout_common import (
     build_generic,
@@ -53,6 +53,7 @@ from .layout_common import (
     substitute_map,
     transpose,
 )
+from .linalg_ops import linalg
 
 __all__ = ["ConvLayoutResult", "choose_and_rewrite"]
 

@@ -33,7 +33,6 @@ effects) are erased on the way by the greedy driver.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg
 
 from .layout_common import (
     build_generic,
@@ -50,6 +49,7 @@ from .layout_common import (
     rtype,
     substitute_map,
 )
+from .linalg_ops import linalg
 from .patterns import apply_greedily
 
 __all__ = ["propagate_transposes", "fold_constant_transposes"]
