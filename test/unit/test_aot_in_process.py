@@ -1,4 +1,5 @@
-"""The on-disk cache's libraries built in process (ExecutionEngine object + link) vs opt/llc.
+"""The on-disk cache's libraries built in process (STRATA_AOT=engine: ExecutionEngine
+object + link) vs the default opt/llc road.
 
 The in-process road must give the same results as the opt/llc one, run only the
 linker as a subprocess, survive code that calls the async runtime and the BLAS
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.skipif(not aot.available(), reason="no C compiler drive
 def fresh_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("STRATA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("STRATA_CACHE", raising=False)
-    monkeypatch.delenv("STRATA_AOT", raising=False)
+    monkeypatch.setenv("STRATA_AOT", "engine")
     return tmp_path / "cache"
 
 
@@ -66,10 +67,10 @@ def test_in_process_library_runs_only_the_linker(fresh_cache, tools_run, shape):
     assert tools_run == [os.path.basename(aot._linker())]
 
 
-def test_tools_road_on_request_gives_the_same_results(fresh_cache, tools_run, monkeypatch):
+def test_default_tools_road_gives_the_same_results(fresh_cache, tools_run, monkeypatch):
     args = _args()
     inproc = strata.jit(_mlp, blas="never")(*args)
-    monkeypatch.setenv("STRATA_AOT", "tools")  # a knob: part of the key, so a new entry
+    monkeypatch.delenv("STRATA_AOT")  # a knob: part of the key, so a new entry
     tools = strata.jit(_mlp, blas="never")(*args)
     assert [t for t in tools_run if t in ("opt", "llc")] == ["opt", "llc"]
     np.testing.assert_allclose(inproc, tools, rtol=1e-5, atol=1e-5)
@@ -128,6 +129,26 @@ def test_code_calling_runtime_libraries_builds_in_process(fresh_cache, tmp_path,
     assert p.returncode == 0, p.stderr[-2000:]
     out = json.loads(p.stdout.strip().splitlines()[-1])
     assert out["compiles"] == 1 and out["err"] < 1e-5
+
+
+_ABORTS = """
+from mlir import ir
+from strata.runtime import aot
+with ir.Context():
+    m = ir.Module.parse('''
+llvm.func @g(%x: i128, %y: i128) -> i128 attributes {llvm.emit_c_interface} {
+  %z = llvm.sdiv %x, %y : i128
+  llvm.return %z : i128
+}''')
+    aot._object_in_process(m, "unused.o", 2)
+"""
+
+
+def test_the_engine_aborts_on_a_helper_it_cannot_resolve(tmp_path):
+    """Why the engine road is opt-in: a libcall the process lacks kills it (a signal)."""
+    p = subprocess.run([sys.executable, "-c", _ABORTS], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    assert p.returncode < 0 and "__divti3" in p.stderr
 
 
 def test_memos_live_outside_the_compilation_cache(fresh_cache, tmp_path, monkeypatch):

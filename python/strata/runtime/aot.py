@@ -5,13 +5,16 @@
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
 
-The on-disk cache's libraries (``in_process=True``, this machine's CPU) take a shorter
-road: MLIR's ExecutionEngine optimizes (the same -O pipeline as opt) and generates
-the object in this process, which saves opt's and llc's start-ups and the bitcode
-between them (~0.3 s of a demo MLP's 0.5 s cold compile), and only the link is a
-subprocess. The engine's object uses LLVM's large code model without PIC, so the
-library carries text relocations (the loader patches its code pages at load; the
-code runs as fast). Libraries for other machines (``export_library``) keep the
+With ``STRATA_AOT=engine`` (opt-in), the on-disk cache's libraries (``in_process=True``,
+this machine's CPU) take a shorter road: MLIR's ExecutionEngine optimizes (the same -O
+pipeline as opt) and generates the object in this process, which saves opt's and llc's
+start-ups and the bitcode between them (~0.1 s of a demo MLP's cold compile), and only
+the link is a subprocess. It is not the default because LLVM aborts the whole process
+when the engine cannot resolve a helper its code generator calls (a compiler-rt
+routine such as ``__truncsfbf2`` for bf16 on a CPU without AVX-512 BF16, or
+``__divti3``), where the opt/llc road at worst fails one compile with an error. The
+engine's object also uses LLVM's large code model without PIC, so the library carries
+text relocations. Libraries for other machines (``export_library``) always take the
 opt/llc road, position-independent.
 
 Used by the on-disk cache (runtime/cache.py) and by :func:`strata.export_library`.
@@ -133,8 +136,8 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically).
 
     ``in_process``: generate the object with MLIR's ExecutionEngine in this process
-    where it can (this machine's CPU, no forced target; ``STRATA_AOT=tools`` turns it
-    off), else with opt and llc."""
+    where it can and ``STRATA_AOT=engine`` asks for it (this machine's CPU, no forced
+    target), else with opt and llc."""
     import tempfile
 
     linker = _linker()
@@ -153,7 +156,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         cpu = forced[0]
         attrs = [f"-mattr={forced[1]}"] if forced[1] else []
     in_process = (in_process and cpu == "native" and forced is None and
-                  os.environ.get("STRATA_AOT", "") != "tools")
+                  os.environ.get("STRATA_AOT", "") == "engine")
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
