@@ -34,6 +34,7 @@ KINDS = {
     "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
     "steps": "i64s", "strides": "i64s", "padding": "i64s", "dilations": "i64s",
     "kernel": "i64s", "predicate": "str", "layout": "str",
+    "output_padding": "i64s",
 }
 
 
@@ -125,6 +126,10 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
     if family == "conv2d":
         return S.conv2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
                         a("padding"), a("dilations"), a("layout"), a("groups"))
+    if family == "conv_transpose2d":
+        return S.conv_transpose2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops],
+                                  a("strides"), a("padding"), a("output_padding"),
+                                  a("dilations"), a("layout"), a("groups"))
     # The remaining ops take their result shape or dtype from the result type.
     target, target_dtype = shape_of(result_type)
     if family == "reshape":

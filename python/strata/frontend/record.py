@@ -43,6 +43,7 @@ ATTRIBUTES = {
     "max_pool2d": ("kernel", "strides", "padding", "layout"),
     "avg_pool2d": ("kernel", "strides", "padding", "layout"),
     "reshape": ("shape",), "broadcast_to": ("shape",), "cast": ("dtype",),
+    "conv_transpose2d": ("strides", "padding", "output_padding", "dilations", "layout"),
 }
 
 # The attributes' defaults (the ODS ones, as dialect/verifier.py reads them).

@@ -31,6 +31,7 @@ from mlir import ir
 from .base import Pass, collect_ops
 from .lowering import booleans, contraction, conv, elementwise, reduction, shape_ops
 from .lowering.common import LoweringError
+from .lowering.conv_transpose import lower_conv_transpose2d
 
 __all__ = ["ToLinalgPass", "lower_op"]
 
@@ -64,6 +65,7 @@ _TABLE = {
     "conv2d": conv.lower_conv2d,
     "max_pool2d": lambda op: conv.lower_pool(op, "max_pool2d"),
     "avg_pool2d": lambda op: conv.lower_pool(op, "avg_pool2d"),
+    "conv_transpose2d": lower_conv_transpose2d,  # issue 14, part B (opsb)
 }
 
 
