@@ -50,6 +50,8 @@ EXTRA = [
      ["--repeat", "1"]),
     ("PyTorch front end: torch.compile(backend=\"strata\") vs inductor vs eager",
      "torch_bench.py", ["--quick"]),
+    ("Autotuning: tuned vs default (strata.tune, a tuning record per row)", "tune_bench.py",
+     ["--rows", "skinny_n,wide_auto,bmm", "--budget", "40", "--repeats", "3"]),
 ]
 
 
