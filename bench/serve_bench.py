@@ -1,21 +1,25 @@
 """A bounded load test of strata.serve on loopback: throughput and latency against the
 largest batch and the number of replicas, every answer checked, and a replica killed.
 
-    python bench/serve_bench.py [--requests 600] [--clients 16] [--cpus 2]
+    python bench/serve_bench.py [--requests 600] [--clients 16] [--cpus 2] [--dims 256,512,10]
 
-Serves the demo MLP (strata.demo.mlp: 256 -> 512 -> 10, relu; f32) on a local Ray
+Serves the demo MLP (strata.demo.mlp: relu(x @ w1 + b1) @ w2 + b2, f32; its demo
+sizes 256 -> 512 -> 10 by default, ``--dims 1024,4096,1024`` for one whose weights
+(32 MB) make each call cost milliseconds, so that batching pays) on a local Ray
 (``ray.init(num_cpus=--cpus)``), each replica one CPU and one thread. For each row
 (replicas x max batch size) a new application is deployed and warmed, then
-``--clients`` threads each send one-row requests back to back through a
-DeploymentHandle (``strata.serve.call``), ``--requests`` in all (closed loop): requests
+``--clients`` asyncio tasks each send one-row requests back to back through a
+DeploymentHandle (``strata.serve.acall``), ``--requests`` in all (closed loop): requests
 per second over the run's wall time, p50/p99 latency of one request as its client saw
 it, and every answer compared with a float64 numpy reference (``wrong``: outside
 rtol 1e-4; ``lost``: no answer). The last row kills one of two replicas a third of the
 way through (``ray.kill`` of its actor): ``call`` sends the requests it was running
 again, Serve starts a replacement, and the row counts the requests sent again.
 
-The clients run in this process (Python threads), so on a small machine they compete
-with the replicas for the CPUs: figures are for comparing rows of one run.
+The clients run in this process (one asyncio loop; Serve's handle costs a few ms of
+CPU per request), so on a small machine they compete with the replicas for the CPUs,
+and with many clients the client side, not the replicas, can bound throughput:
+figures are for comparing rows of one run.
 """
 
 from __future__ import annotations
@@ -23,19 +27,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 
 import numpy as np
 
-D_IN, D_HID, D_OUT = 256, 512, 10
 
-
-def _weights(rng):
-    return (rng.standard_normal((D_IN, D_HID)).astype(np.float32) / 16,
-            rng.standard_normal(D_HID).astype(np.float32),
-            rng.standard_normal((D_HID, D_OUT)).astype(np.float32) / 22,
-            rng.standard_normal(D_OUT).astype(np.float32))
+def _weights(rng, d_in, d_hid, d_out):
+    return (rng.standard_normal((d_in, d_hid)).astype(np.float32) / float(np.sqrt(d_in)),
+            rng.standard_normal(d_hid).astype(np.float32),
+            rng.standard_normal((d_hid, d_out)).astype(np.float32) / float(np.sqrt(d_hid)),
+            rng.standard_normal(d_out).astype(np.float32))
 
 
 def _reference(x, w1, b1, w2, b2):
@@ -44,52 +45,44 @@ def _reference(x, w1, b1, w2, b2):
 
 
 def run_load(ray, sserve, handle, xs, want, clients: int, kill_at: int | None, app: str):
-    """Closed loop: ``clients`` threads send the requests; returns the row's figures."""
+    """Closed loop: ``clients`` asyncio tasks send the requests (``strata.serve.acall``),
+    each its next one when its last is answered; returns the row's figures."""
+    import asyncio
+
     latencies = [None] * len(xs)
-    wrong = lost = 0
-    done = [0]
-    lock = threading.Lock()
-    killed = threading.Event()
+    counts = {"wrong": 0, "lost": 0, "done": 0}
 
-    def client(k):
-        nonlocal wrong, lost
-        for i in range(k, len(xs), clients):
-            start = time.perf_counter()
-            try:
-                y = sserve.call(handle, xs[i], timeout_s=120)
-            except Exception as e:  # noqa: BLE001 - counted as lost
-                print(f"request {i} lost: {type(e).__name__}: {e}", file=sys.stderr)
-                with lock:
-                    lost += 1
-                continue
-            latencies[i] = time.perf_counter() - start
-            ok = np.allclose(y, want[i], rtol=1e-4, atol=1e-4)
-            with lock:
-                wrong += not ok
-                done[0] += 1
-                if kill_at is not None and done[0] >= kill_at and not killed.is_set():
-                    killed.set()
-
-    def killer():
-        killed.wait()
+    def kill():
         names = [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
                  if a["name"].startswith(f"SERVE_REPLICA::{app}#")]
         ray.kill(ray.get_actor(names[0], namespace="serve"), no_restart=True)
 
+    async def client(k):
+        for i in range(k, len(xs), clients):
+            start = time.perf_counter()
+            try:
+                y = await sserve.acall(handle, xs[i], timeout_s=120)
+            except Exception as e:  # noqa: BLE001 - counted as lost
+                print(f"request {i} lost: {type(e).__name__}: {e}", file=sys.stderr)
+                counts["lost"] += 1
+                continue
+            latencies[i] = time.perf_counter() - start
+            counts["wrong"] += not np.allclose(y, want[i], rtol=1e-4, atol=1e-4)
+            counts["done"] += 1
+            if counts["done"] == kill_at:
+                kill()
+
+    async def all_clients():
+        await asyncio.gather(*[client(k) for k in range(clients)])
+
     retries = sserve.RETRIES["count"]
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
-    if kill_at is not None:
-        threads.append(threading.Thread(target=killer, daemon=True))
     start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads[:clients]:
-        t.join()
+    asyncio.run(all_clients())
     wall = time.perf_counter() - start
     lat = np.array([v for v in latencies if v is not None]) * 1e3
     return {"rps": len(lat) / wall, "p50": float(np.percentile(lat, 50)),
-            "p99": float(np.percentile(lat, 99)), "wrong": wrong, "lost": lost,
-            "resent": sserve.RETRIES["count"] - retries}
+            "p99": float(np.percentile(lat, 99)), "wrong": counts["wrong"],
+            "lost": counts["lost"], "resent": sserve.RETRIES["count"] - retries}
 
 
 def batch_sizes(sserve, handle, tries=16):
@@ -110,6 +103,7 @@ def main(argv=None):
     p.add_argument("--cpus", type=int, default=2)
     p.add_argument("--sizes", default="1,8,32")
     p.add_argument("--replicas", default="1,2")
+    p.add_argument("--dims", default="256,512,10", help="in,hidden,out")
     p.add_argument("--wait-ms", type=float, default=2.0, help="batch_wait_timeout_s, in ms")
     args = p.parse_args(argv)
 
@@ -119,9 +113,10 @@ def main(argv=None):
     import strata.demo
     import strata.serve as sserve
 
+    d_in, d_hid, d_out = map(int, args.dims.split(","))
     rng = np.random.default_rng(0)
-    w = _weights(rng)
-    xs = [rng.standard_normal((1, D_IN)).astype(np.float32) for _ in range(args.requests)]
+    w = _weights(rng, d_in, d_hid, d_out)
+    xs = [rng.standard_normal((1, d_in)).astype(np.float32) for _ in range(args.requests)]
     want = [_reference(x, *w) for x in xs]
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     serve.start(http_options={"host": "127.0.0.1", "port": 0})
@@ -131,7 +126,7 @@ def main(argv=None):
     runs.append((2, 8, args.requests // 3))
     for replicas, size, kill_at in runs:
         app = f"mlp{replicas}x{size}{'k' if kill_at else ''}"
-        dep = sserve.deployment(strata.demo.mlp, np.zeros((2, D_IN), np.float32),
+        dep = sserve.deployment(strata.demo.mlp, np.zeros((2, d_in), np.float32),
                                 constants=w, max_batch_size=size,
                                 batch_wait_timeout_s=args.wait_ms / 1e3,
                                 num_replicas=replicas, name=app,
@@ -148,7 +143,8 @@ def main(argv=None):
     ray.shutdown()
 
     load = os.getloadavg()[0]
-    print(f"\n{args.requests} one-row requests, {args.clients} client threads, "
+    print(f"\nMLP {d_in} -> {d_hid} -> {d_out} f32, {args.requests} one-row requests, "
+          f"{args.clients} clients, "
           f"{args.cpus} CPUs, batch wait {args.wait_ms} ms, load average {load:.1f}\n")
     print("| replicas | max batch | requests/s | p50 ms | p99 ms | mean batch | wrong | lost "
           "| sent again |")

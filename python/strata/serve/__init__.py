@@ -29,7 +29,8 @@ A bad request (dtype, shape, number of inputs) gets a StrataError back; the repl
 keeps serving.
 
 Lost replicas. Serve restarts a replica that dies, but a request that was running on
-it fails (``ray.exceptions.ActorDiedError`` and kin). ``call`` sends a request again
+it fails (``ray.exceptions.ActorDiedError`` and kin). ``call`` (``acall`` in asyncio
+code) sends a request again
 when it fails that way, until ``timeout_s``: requests are pure functions of their
 arrays, so sending one twice cannot give a different answer. A StrataError (a bad
 request) is not retried. Retried requests are counted in ``RETRIES``.
@@ -49,7 +50,7 @@ from ..errors import StrataError
 from ..frontend.locations import location_text
 from .requests import RequestSpec
 
-__all__ = ["deployment", "call", "RETRIES", "row_axes"]
+__all__ = ["deployment", "call", "acall", "RETRIES", "row_axes"]
 
 RETRIES = {"count": 0}  # requests `call` sent again after a lost replica (this process)
 
@@ -174,6 +175,31 @@ def call(handle, *arrays, timeout_s: float = 60.0, method: str | None = None):
                 raise
             RETRIES["count"] += 1
             time.sleep(delay)
+            delay = min(1.0, delay * 2)
+
+
+async def acall(handle, *arrays, timeout_s: float = 60.0, method: str | None = None):
+    """``call`` for asyncio code: awaits the request, sending it again if its replica
+    was lost (the same rules as ``call``)."""
+    import asyncio
+
+    h = handle.options(method_name=method) if method else handle
+    deadline = time.monotonic() + timeout_s
+    delay = 0.05
+    while True:
+        try:
+            return await asyncio.wait_for(h.remote(*arrays),
+                                          max(0.1, deadline - time.monotonic()))
+        except StrataError:
+            raise
+        except Exception as e:  # noqa: BLE001 - sorted below
+            strata_error = _strata_cause(e)
+            if strata_error is not None:
+                raise strata_error from None
+            if not _lost_replica(e) or time.monotonic() + delay > deadline:
+                raise
+            RETRIES["count"] += 1
+            await asyncio.sleep(delay)
             delay = min(1.0, delay * 2)
 
 
