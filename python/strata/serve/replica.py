@@ -53,7 +53,7 @@ class StrataReplica:
                      for ex in config["examples"])
         self.tuple_result = isinstance(self.jitted(*warm, *self.constants), tuple)
         self.stats_ = {"pid": os.getpid(), "requests": 0, "errors": 0, "batches": 0,
-                       "rows": 0, "batch_sizes": {},
+                       "rows": 0, "batch_sizes": {}, "compute_seconds": 0.0,
                        "startup_seconds": time.perf_counter() - start,
                        "compiles": self.jitted.stats.compiles,
                        "cache_hits": self.jitted.stats.cache_hits}
@@ -70,7 +70,8 @@ class StrataReplica:
 
     def stats(self) -> dict:
         """This replica's counters: pid, requests, batches, batch sizes seen (requests in a
-        batch -> batches), rows, bad requests, its compile (compiles, cache hits)."""
+        batch -> batches), rows, seconds spent computing batches, bad requests, its compile
+        (compiles, cache hits)."""
         return dict(self.stats_, batch_sizes=dict(self.stats_["batch_sizes"]))
 
     @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.005)  # set per deployment
@@ -82,7 +83,9 @@ class StrataReplica:
         args, counts = join(requests, self.spec.batch_dim)
         stats["rows"] += sum(counts)
         loop = asyncio.get_running_loop()
+        start = time.perf_counter()
         results = await loop.run_in_executor(None, self._compute, args, sum(counts))
+        stats["compute_seconds"] += time.perf_counter() - start
         return split(results, counts, self.result_axes)
 
     def _compute(self, args, rows: int):
