@@ -38,7 +38,7 @@ LAYERS = [
     ["pipelines"],
     ["frontend"],
     ["runtime"],
-    ["testing", "demo", "explain", "torch", "autotune"],
+    ["testing", "demo", "explain", "torch", "autotune", "serve"],
     ["tools"],
 ]
 LEVEL = {node: i for i, layer in enumerate(LAYERS) for node in layer}
