@@ -29,11 +29,12 @@ DEFAULTS = {
     "epsilon": ("float", 1e-5),
     "approximate": ("str", "none"),
     "groups": ("int", 1),
+    "pad_value": ("float", 0.0),
 }
 KINDS = {
     "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
     "steps": "i64s", "strides": "i64s", "padding": "i64s", "dilations": "i64s",
-    "kernel": "i64s", "predicate": "str", "layout": "str",
+    "kernel": "i64s", "predicate": "str", "layout": "str", "low": "i64s", "high": "i64s",
 }
 
 
@@ -125,6 +126,15 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
     if family == "conv2d":
         return S.conv2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
                         a("padding"), a("dilations"), a("layout"), a("groups"))
+    if family == "cumsum":
+        return S.cumsum(ops[0].shape, ops[0].dtype, a("axis"))
+    if family == "reverse":
+        return S.reverse(ops[0].shape, ops[0].dtype, a("axes"))
+    if family == "pad":
+        return S.pad(ops[0].shape, ops[0].dtype, a("low"), a("high"), a("pad_value"))
+    if family == "scatter":
+        return S.scatter(name, ops[0].shape, ops[1].shape, ops[2].shape,
+                         [o.dtype for o in ops], a("axis"))
     # The remaining ops take their result shape or dtype from the result type.
     target, target_dtype = shape_of(result_type)
     if family == "reshape":

@@ -43,11 +43,13 @@ ATTRIBUTES = {
     "max_pool2d": ("kernel", "strides", "padding", "layout"),
     "avg_pool2d": ("kernel", "strides", "padding", "layout"),
     "reshape": ("shape",), "broadcast_to": ("shape",), "cast": ("dtype",),
+    "cumsum": ("axis",), "reverse": ("axes",), "pad": ("low", "high"),
+    "scatter": ("axis",), "scatter_add": ("axis",),
 }
 
 # The attributes' defaults (the ODS ones, as dialect/verifier.py reads them).
 _DEFAULTS = {"keepdims": False, "axis": -1, "epsilon": 1e-5, "approximate": "none",
-             "groups": 1}
+             "groups": 1, "pad_value": 0.0}
 
 
 class OpRef:
