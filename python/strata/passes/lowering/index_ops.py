@@ -18,8 +18,8 @@
     reverse      -> a linalg.generic over the result whose body reads the input with
                     tensor.extract at the mirrored coordinates (n - 1 - i on each axis)
     pad          -> linalg.fill of the pad value + tensor.insert_slice of the input
-    scatter(_add)-> scf.for loops over the indices carrying the result (a copy of the
-                    input); each step reads one index and one update and writes one
+    scatter(_add)-> scf.for loops over the indices carrying the result (a linalg.copy of
+                    the input: the loops write in place); each step reads one index and one update and writes one
                     element (tensor.extract / tensor.insert). An index out of range after
                     wrapping writes the old value back to a clamped position (a no-op).
 """
@@ -172,7 +172,10 @@ def lower_scatter(op, accumulate: bool):
             scf.YieldOp([value])
         return loop.results[0]
 
-    return nest(0, [], x)
+    # the loops write in place: into a copy (one-shot-bufferize would write into an
+    # argument's buffer, which the caller owns)
+    copy = linalg.copy(x, outs=[empty(dims(x), rtype(x).element_type)])
+    return nest(0, [], copy)
 
 
 def _scatter_one(out, ids, upd, coords, axis, n, i32, accumulate):
