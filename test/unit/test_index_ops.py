@@ -246,3 +246,27 @@ def test_constant_indices_out_of_range_are_located_errors(call, message):
     with pytest.raises(strata.StrataError, match=message) as info:
         strata.jit(call)(np.ones((4, 5), np.float32))
     assert "test_index_ops.py" in str(info.value)
+
+
+@pytest.mark.parametrize("build,reason", [
+    (lambda t: strata.cumsum(t, axis=1) * 2.0, ""),
+    (lambda t: strata.flip(t, -1) + 1.0, ""),
+    (lambda t: strata.pad(t, ((0, 0), (2, 1)), value=3.0), ""),
+    (lambda t: strata.cumsum(t, axis=0), "a cumsum along the batch dim"),
+    (lambda t: strata.flip(t, 0), "a reverse of the batch dim"),
+    (lambda t: strata.pad(t, ((1, 0), (0, 0))), "a pad of the batch dim"),
+])
+def test_dynamic_batch_dim_row_blocks(build, reason):
+    """strata-row-blocks runs these ops in static blocks of rows unless they mix rows."""
+    from strata.dialect.rows import dynamic_arg_axes, row_plan
+
+    m = strata.Module()
+    f = m.function("main", t=strata.TensorSpec((None, 5), "f32"))
+    f.ret(build(f.args[0]))
+    fn = next(op for op in m.mlir.body.operations if op.operation.name == "func.func")
+    plan = row_plan(fn.operation, dynamic_arg_axes(fn.operation))
+    assert plan.reason == reason
+    prog = strata.compile(m)
+    for n in (1, 7, 70):
+        x = _data((n, 5), "f32", n)
+        assert np.array_equal(prog(x), strata.jit(build)(x))
