@@ -6,29 +6,52 @@
 
 // GONE-NOT: strata.
 
-// cumsum: one scf.for over the scanned axis carrying the f32 running sum (a slice of the
-// other dims) and the result; each step one linalg.generic adds the input's slice and
-// writes the rounded sum into the result's slice.
+// cumsum off the last axis: one scf.for over the scanned axis carrying the f32 running
+// sum (a slice of the other dims) and the result; each step one linalg.generic adds the
+// input's slice and writes the rounded sum into the result's slice.
 // CHECK-LABEL: func.func @cumsum_bf16
-// CHECK-SAME: (%[[X:.+]]: tensor<4x9xbf16>)
-// CHECK: %[[ACC0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<4x1xf32>)
-// CHECK: %[[OUT0:.+]] = tensor.empty() : tensor<4x9xbf16>
+// CHECK-SAME: (%[[X:.+]]: tensor<9x4xbf16>)
+// CHECK: %[[ACC0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x4xf32>)
+// CHECK: %[[OUT0:.+]] = tensor.empty() : tensor<9x4xbf16>
 // CHECK: %[[C9:.+]] = arith.constant 9 : index
 // CHECK: %[[LOOP:.+]]:2 = scf.for %[[K:.+]] = %{{.+}} to %[[C9]] step %{{.+}} iter_args(%[[ACC:.+]] = %[[ACC0]], %[[OUT:.+]] = %[[OUT0]])
-// CHECK: %[[XK:.+]] = tensor.extract_slice %[[X]][0, %[[K]]] [4, 1] [1, 1] : tensor<4x9xbf16> to tensor<4x1xbf16>
-// CHECK: %[[OK:.+]] = tensor.extract_slice %[[OUT]][0, %[[K]]] [4, 1] [1, 1]
-// CHECK: %[[S:.+]]:2 = linalg.generic {{.+}} ins(%[[XK]] : tensor<4x1xbf16>) outs(%[[ACC]], %[[OK]] : tensor<4x1xf32>, tensor<4x1xbf16>)
+// CHECK: %[[XK:.+]] = tensor.extract_slice %[[X]][%[[K]], 0] [1, 4] [1, 1] : tensor<9x4xbf16> to tensor<1x4xbf16>
+// CHECK: %[[OK:.+]] = tensor.extract_slice %[[OUT]][%[[K]], 0] [1, 4] [1, 1]
+// CHECK: %[[S:.+]]:2 = linalg.generic {{.+}} ins(%[[XK]] : tensor<1x4xbf16>) outs(%[[ACC]], %[[OK]] : tensor<1x4xf32>, tensor<1x4xbf16>)
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: bf16, %[[A:.+]]: f32, %{{.+}}: bf16):
 // CHECK: %[[E:.+]] = arith.extf %[[IN]] : bf16 to f32
 // CHECK: %[[SUM:.+]] = arith.addf %[[A]], %[[E]] : f32
 // CHECK: %[[R:.+]] = arith.truncf %[[SUM]] : f32 to bf16
 // CHECK: linalg.yield %[[SUM]], %[[R]] : f32, bf16
-// CHECK: %[[INS:.+]] = tensor.insert_slice %[[S]]#1 into %[[OUT]][0, %[[K]]] [4, 1] [1, 1]
+// CHECK: %[[INS:.+]] = tensor.insert_slice %[[S]]#1 into %[[OUT]][%[[K]], 0] [1, 4] [1, 1]
 // CHECK: scf.yield %[[S]]#0, %[[INS]]
 // CHECK: return %[[LOOP]]#1
-func.func @cumsum_bf16(%x: tensor<4x9xbf16>) -> tensor<4x9xbf16> {
-  %0 = "strata.cumsum"(%x) {axis = 1 : i64} : (tensor<4x9xbf16>) -> tensor<4x9xbf16>
-  return %0 : tensor<4x9xbf16>
+func.func @cumsum_bf16(%x: tensor<9x4xbf16>) -> tensor<9x4xbf16> {
+  %0 = "strata.cumsum"(%x) {axis = 0 : i64} : (tensor<9x4xbf16>) -> tensor<9x4xbf16>
+  return %0 : tensor<9x4xbf16>
+}
+
+// -----
+
+// cumsum along the last axis: a loop over the rows (dynamic: tensor.dim), each an
+// scf.for carrying a scalar running sum along the row's contiguous elements.
+// CHECK-LABEL: func.func @cumsum_rows
+// CHECK-SAME: (%[[X:.+]]: tensor<?x7xf32>)
+// CHECK: %[[N:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x7xf32>
+// CHECK: %[[E:.+]] = tensor.empty(%[[N]]) : tensor<?x7xf32>
+// CHECK: %[[ROWS:.+]] = scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %{{.+}} iter_args(%[[O:.+]] = %[[E]])
+// CHECK: %[[C7:.+]] = arith.constant 7 : index
+// CHECK: %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[ROW:.+]]:2 = scf.for %[[J:.+]] = %{{.+}} to %[[C7]] step %{{.+}} iter_args(%[[ACC:.+]] = %[[Z]], %[[T:.+]] = %[[O]]) -> (f32, tensor<?x7xf32>)
+// CHECK: %[[V:.+]] = tensor.extract %[[X]][%[[I]], %[[J]]]
+// CHECK: %[[S:.+]] = arith.addf %[[ACC]], %[[V]] : f32
+// CHECK: %[[W:.+]] = tensor.insert %[[S]] into %[[T]][%[[I]], %[[J]]]
+// CHECK: scf.yield %[[S]], %[[W]]
+// CHECK: scf.yield %[[ROW]]#1
+// CHECK: return %[[ROWS]]
+func.func @cumsum_rows(%x: tensor<?x7xf32>) -> tensor<?x7xf32> {
+  %0 = "strata.cumsum"(%x) {axis = -1 : i64} : (tensor<?x7xf32>) -> tensor<?x7xf32>
+  return %0 : tensor<?x7xf32>
 }
 
 // -----

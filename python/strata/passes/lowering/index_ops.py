@@ -2,7 +2,9 @@
 
     cumsum       -> an scf.for over the scanned axis carrying the running sum (one slice
                     of the other dims, f32 for f16/bf16) and the result; each step is
-                    one linalg.generic over the other dims (linear in the input's size):
+                    one linalg.generic over the other dims (linear in the input's size).
+                    Along the last axis: loops over the rows, each carrying a scalar sum
+                    along its contiguous elements (tensor.extract / tensor.insert).
 
         %r = "strata.cumsum"(%x) {axis = 1} : (tensor<4x9xf32>) -> tensor<4x9xf32>
       =>
@@ -74,6 +76,8 @@ def lower_cumsum(op):
     axis = _axis(op, rank)
     acc_elem = compute_type(elem)
     sizes = dims(x)
+    if axis == rank - 1:
+        return _cumsum_rows(x, sizes, elem, acc_elem)
     slice_sizes = [1 if i == axis else s for i, s in enumerate(sizes)]
     dyn_sz, st_sz = mixed(slice_sizes)
     acc0 = fill(scalar(acc_elem, 0), empty(slice_sizes, acc_elem))
@@ -99,6 +103,31 @@ def lower_cumsum(op):
                                       [1] * rank)
         scf.YieldOp([new_acc, new_out])
     return loop.results[1]
+
+
+def _cumsum_rows(x, sizes, elem, acc_elem):
+    """A scan along the last axis: loops over the rows, each an scf.for carrying a scalar
+    running sum along its contiguous elements (a slice per step would be a strided one)."""
+    rank = len(sizes)
+    out0 = empty(sizes, elem)
+
+    def nest(level, coords, out):
+        if level == rank - 1:
+            loop = scf.ForOp(index(0), _as_index(sizes[level]), index(1),
+                             [scalar(acc_elem, 0), out])
+            with ir.InsertionPoint(loop.body):
+                acc, cur = loop.inner_iter_args
+                at = coords + [loop.induction_variable]
+                s = _add(acc, convert(tensor.extract(x, at), acc_elem))
+                scf.YieldOp([s, tensor.insert(convert(s, elem), cur, at)])
+            return loop.results[1]
+        loop = scf.ForOp(index(0), _as_index(sizes[level]), index(1), [out])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([nest(level + 1, coords + [loop.induction_variable],
+                              loop.inner_iter_args[0])])
+        return loop.results[0]
+
+    return nest(0, [], out0)
 
 
 def lower_reverse(op):
