@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
 import subprocess
+import sys
 
 import numpy as np
 from mlir import ir
@@ -14,7 +16,7 @@ from strata.codegen.host import cpuinfo
 from strata.runtime.api import default_threads
 from strata.runtime.measure import per_call
 
-__all__ = ["per_call", "machine", "kernels_and_bytes", "torch_or_none"]
+__all__ = ["per_call", "machine", "kernels_and_bytes", "torch_or_none", "best_in_fresh_processes"]
 
 
 def machine() -> str:
@@ -68,3 +70,24 @@ def git_revision() -> str:
 
 def rng(seed=0):
     return np.random.default_rng(seed)
+
+
+def best_in_fresh_processes(script: str, cases, repeats: int, env=None) -> dict:
+    """Run `script --worker *case` in a fresh process per (repeat, case); keep each case's fastest.
+
+    A worker prints one JSON object (with an "ms" field) as its last stdout line. The
+    cases are interleaved across repeats so that a burst of machine noise hits every
+    system alike. Returns {case: result}; a failed worker is reported and skipped.
+    """
+    best = {}
+    for _ in range(repeats):
+        for case in cases:
+            cmd = [sys.executable, script, "--worker", *map(str, case)]
+            out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            if out.returncode:
+                print(f"{' '.join(map(str, case))} failed:\n{out.stderr[-2000:]}")
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            if case not in best or r["ms"] < best[case]["ms"]:
+                best[case] = r
+    return best

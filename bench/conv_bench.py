@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import time
+
+from common import best_in_fresh_processes  # noqa: E402  (bench/ is this script's folder)
 
 # name: (C, H, F, k, stride, pad)
 ROWS = {
@@ -115,24 +115,11 @@ def main(argv=None):
         print(json.dumps(worker(system, row, layout, int(threads), blas)))
         return
     systems = [f"strata-{b}" for b in a.blas] + ([] if a.no_torch else ["torch"])
-    best = {}
-    env = dict(os.environ, STRATA_CACHE="0")
-    for _ in range(a.repeats):
-        for row in a.rows:
-            for layout in a.layouts:
-                for threads in a.threads:
-                    for system in systems:
-                        name, _, blas = system.partition("-")
-                        cmd = [sys.executable, __file__, "--worker", name, row, layout,
-                               str(threads), blas or "auto"]
-                        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                        if out.returncode:
-                            print(f"{system} {row} failed:\n{out.stderr[-2000:]}")
-                            continue
-                        r = json.loads(out.stdout.strip().splitlines()[-1])
-                        key = (row, layout, threads, system)
-                        if key not in best or r["ms"] < best[key]["ms"]:
-                            best[key] = r
+    cases = [(s.partition("-")[0], row, layout, threads, s.partition("-")[2] or "auto")
+             for row in a.rows for layout in a.layouts for threads in a.threads for s in systems]
+    runs = best_in_fresh_processes(__file__, cases, a.repeats, dict(os.environ, STRATA_CACHE="0"))
+    best = {(c[1], c[2], c[3], f"{c[0]}-{c[4]}" if c[0] != "torch" else "torch"): r
+            for c, r in runs.items()}
     print(f"{'row':14} {'layout':6} {'thr':>3} " + " ".join(f"{s:>12}" for s in systems) +
           ("   strata/torch speed" if not a.no_torch else ""))
     for row in a.rows:

@@ -16,11 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import time
 
-from conv_bench import best_warm  # noqa: E402  (bench/ is this script's folder)
+from common import best_in_fresh_processes  # noqa: E402  (bench/ is this script's folder)
+from conv_bench import best_warm  # noqa: E402
 
 # name: (C, H, F, k, stride, pad, groups)
 ROWS = {
@@ -89,23 +88,11 @@ def main(argv=None):
         print(json.dumps(worker(system, row, layout, int(threads))))
         return
     systems = ["strata"] + ([] if a.no_torch else ["torch"])
-    best = {}
-    env = dict(os.environ, STRATA_CACHE="0")
-    for _ in range(a.repeats):
-        for row in a.rows:
-            for layout in a.layouts:
-                for threads in a.threads:
-                    for system in systems:
-                        cmd = [sys.executable, __file__, "--worker", system, row, layout,
-                               str(threads)]
-                        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                        if out.returncode:
-                            print(f"{system} {row} {layout} failed:\n{out.stderr[-2000:]}")
-                            continue
-                        r = json.loads(out.stdout.strip().splitlines()[-1])
-                        key = (row, layout, threads, system)
-                        if key not in best or r["ms"] < best[key]["ms"]:
-                            best[key] = r
+    cases = [(system, row, layout, threads)
+             for row in a.rows for layout in a.layouts for threads in a.threads
+             for system in systems]
+    runs = best_in_fresh_processes(__file__, cases, a.repeats, dict(os.environ, STRATA_CACHE="0"))
+    best = {(c[1], c[2], c[3], c[0]): r for c, r in runs.items()}
     print(f"{'row':10} {'layout':6} {'thr':>3} " + " ".join(f"{s:>12}" for s in systems) +
           ("   torch/strata" if not a.no_torch else "") + "   strata cold")
     for row in a.rows:
