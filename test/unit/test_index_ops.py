@@ -270,3 +270,42 @@ def test_dynamic_batch_dim_row_blocks(build, reason):
     for n in (1, 7, 70):
         x = _data((n, 5), "f32", n)
         assert np.array_equal(prog(x), strata.jit(build)(x))
+
+
+def _softmax64(a):
+    e = np.exp(a - a.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", ["matmul-flip-relu", "matmul-cumsum0", "relu-cumsum1",
+                                  "pad-matmul", "softmax-cumsum", "matmul-scatter_add"])
+def test_in_fused_programs(name, threads):
+    """Beside matmuls (tiled, with fused epilogues), softmax row kernels and elementwise
+    chains, on one and two threads."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((128, 96)).astype(np.float32)
+    w = rng.standard_normal((96, 160)).astype(np.float32)
+    ids = rng.integers(0, 128, (40, 160)).astype(np.int32)
+    u = rng.standard_normal((40, 160)).astype(np.float32)
+    a64, w64 = a.astype(np.float64), w.astype(np.float64)
+    mm = a64 @ w64
+    added = mm.copy()
+    np.add.at(added, (ids, np.arange(160)[None]), u)
+    fn, args, want = {
+        "matmul-flip-relu": (lambda a, w: strata.relu(strata.flip(a @ w, 1)) * 2.0, (a, w),
+                             np.maximum(np.flip(mm, 1), 0) * 2),
+        "matmul-cumsum0": (lambda a, w: strata.cumsum(a @ w + 1.0, axis=0), (a, w),
+                           np.cumsum(mm + 1, axis=0)),
+        "relu-cumsum1": (lambda a, w: strata.cumsum(strata.relu(a @ w), axis=1), (a, w),
+                         np.cumsum(np.maximum(mm, 0), axis=1)),
+        "pad-matmul": (lambda a, w: strata.pad(a, ((0, 0), (0, 4))) @
+                       strata.pad(w, ((0, 4), (0, 0)), value=5.0), (a, w), mm),
+        "softmax-cumsum": (lambda a: strata.cumsum(strata.softmax(a), axis=-1), (a,),
+                           np.cumsum(_softmax64(a64), axis=-1)),
+        "matmul-scatter_add": (lambda a, w, i, u: strata.tanh(strata.scatter_add(
+            a @ w, i, u, axis=0)), (a, w, ids, u), np.tanh(added)),
+    }[name]
+    got = strata.jit(fn, threads=threads)(*args)
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() <= 2e-5 * max(1.0, np.abs(want).max())
