@@ -85,3 +85,25 @@ def test_scatter_and_index_put_run_in_strata():
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and _error(g, w) <= 1e-5
     assert kinds == ["strata"]
+
+
+def test_from_torch_imports_the_ops():
+    """torch.export of a module with all of them, imported as a strata.Module."""
+    import numpy as np
+
+    import strata
+
+    class _All(torch.nn.Module):
+        def forward(self, x, idx, src):
+            y = F.pad(torch.cumsum(x, 1).flip(0), (1, 1, 0, 0), value=2.0)
+            return torch.scatter_add(y, 0, idx, src)
+
+    x, idx, src = torch.randn(4, 6), torch.tensor([[3, 0, 0, 1, 2, 3, 0, 1]]), torch.randn(1, 8)
+    m = strata.from_torch(torch.export.export(_All(), (x, idx, src)))
+    text = str(m)
+    for op in ("strata.cumsum", "strata.reverse", "strata.pad", "strata.scatter_add"):
+        assert op in text
+    got = strata.compile(m)(x.numpy(), idx.numpy().astype(np.int32), src.numpy())
+    with torch.no_grad():
+        want = _All()(x, idx, src)
+    assert np.allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)

@@ -169,6 +169,8 @@ def verify_op(op: ir.Operation) -> str | None:
         if name == "concat" and len(op.operands) == 0:
             raise S.ShapeError("concat: needs at least one input")
         shape, dtype = infer(name, _operands(op), OpAttrs(op), op.results[0].type)
+        if S.RULES.get(name) == "scatter":
+            _check_constant_indices(op, name)
         if dtype != declared[1] or not _compatible(shape, declared[0]):
             raise S.ShapeError(
                 f"{name}: result type {op.results[0].type} does not match the inferred "
@@ -177,6 +179,28 @@ def verify_op(op: ir.Operation) -> str | None:
         msg = str(e)
         return msg if msg.startswith(name + ":") else f"{name}: {msg}"
     return None
+
+
+def _check_constant_indices(op: ir.Operation, name: str) -> None:
+    """A scatter's indices given by a strata.constant must lie within the axis (runtime
+    indices out of range are skipped; constant ones are a mistake in the program)."""
+    from mlir import ir
+
+    owner = op.operands[1].owner
+    owner = getattr(owner, "operation", owner)  # an OpView, or a block (an argument)
+    if not isinstance(owner, ir.Operation) or owner.name != "strata.constant":
+        return
+    shape = shape_of(op.operands[0].type)[0]
+    axis = S.normalize_axis(name, OpAttrs(op).get("axis"), len(shape))
+    size = shape[axis]
+    if size is None:
+        return
+    values = ir.DenseIntElementsAttr(owner.attributes["value"])
+    for v in (values[i] for i in range(len(values))) if not values.is_splat else \
+            [values.get_splat_value().value]:
+        if not -size <= v < size:
+            raise S.ShapeError(f"{name}: index {v} is out of range for axis {axis} of size "
+                               f"{size}")
 
 
 def verify_module(module_op: ir.Operation) -> list[tuple[ir.Operation, str]]:

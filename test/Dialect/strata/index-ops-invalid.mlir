@@ -112,3 +112,21 @@ func.func @scatter_too_wide(%x: tensor<5x4xf32>, %i: tensor<2x6xi32>, %u: tensor
   %0 = "strata.scatter"(%x, %i, %u) {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x6xi32>, tensor<2x6xf32>) -> tensor<5x4xf32>
   return %0 : tensor<5x4xf32>
 }
+
+// -----
+
+func.func @scatter_constant_index_out_of_range(%x: tensor<5x4xf32>, %u: tensor<1x4xf32>) -> tensor<5x4xf32> {
+  %i = "strata.constant"() {value = dense<[[0, 1, -5, 5]]> : tensor<1x4xi32>} : () -> tensor<1x4xi32>
+  // expected-error@+1 {{scatter_add: index 5 is out of range for axis 0 of size 5}}
+  %0 = "strata.scatter_add"(%x, %i, %u) {axis = 0 : i64} : (tensor<5x4xf32>, tensor<1x4xi32>, tensor<1x4xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// -----
+
+func.func @scatter_constant_splat_out_of_range(%x: tensor<5x4xf32>, %u: tensor<2x4xf32>) -> tensor<5x4xf32> {
+  %i = "strata.constant"() {value = dense<-6> : tensor<2x4xi32>} : () -> tensor<2x4xi32>
+  // expected-error@+1 {{scatter: index -6 is out of range for axis 0 of size 5}}
+  %0 = "strata.scatter"(%x, %i, %u) {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x4xi32>, tensor<2x4xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
