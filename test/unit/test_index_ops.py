@@ -309,3 +309,11 @@ def test_in_fused_programs(name, threads):
     got = strata.jit(fn, threads=threads)(*args)
     assert got.shape == want.shape
     assert np.abs(got - want).max() <= 2e-5 * max(1.0, np.abs(want).max())
+
+
+def test_bool_masks_flip_and_pad():
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
+    got = strata.jit(lambda t: strata.where(strata.pad(strata.flip(t > 0, 1), ((1, 0), (0, 1)),
+                                                       value=True), 1.0, 0.0))(x)
+    want = np.pad(np.flip(x > 0, 1), ((1, 0), (0, 1)), constant_values=True).astype(np.float32)
+    assert np.array_equal(got, want)

@@ -18,7 +18,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..dialect import shapes as S
-from .ops import _as_tensors, _emit, _slice, _user_errors, broadcast_to, reshape
+from .ops import (
+    _as_tensors,
+    _cast,
+    _emit,
+    _slice,
+    _user_errors,
+    broadcast_to,
+    not_equal,
+    reshape,
+)
 from .record import DIALECT as strata
 
 __all__ = ["cumsum", "flip", "pad", "scatter", "scatter_add", "index_put"]
@@ -45,6 +54,8 @@ def flip(x, axis: int | Sequence[int] | None = None):
         axes = [int(axis)]
     else:
         axes = [int(a) for a in axis]
+    if x.dtype == "i1":  # a bool mask: reversed as 0 / 1
+        return not_equal(_emit(scope, strata.ReverseOp, _cast(scope, x, "i32"), axes), 0)
     return _emit(scope, strata.ReverseOp, x, axes)
 
 
@@ -88,6 +99,8 @@ def pad(x, pad_width, value: float = 0.0):
     if builtins.all(lo == 0 and hi == 0 for lo, hi in pairs):
         return x
     value = float(value)
+    if x.dtype == "i1":  # a bool mask: padded as 0 / 1
+        return not_equal(pad(_cast(scope, x, "i32"), pairs, value=float(bool(value))), 0)
     return _emit(scope, strata.PadOp, x, [lo for lo, _ in pairs], [hi for _, hi in pairs],
                  pad_value=None if value == 0.0 else value)
 
