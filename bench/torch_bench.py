@@ -7,6 +7,14 @@ vs eager, on the models of test/unit/torch_models.py at bench sizes.
 Each (model, system) runs in its own fresh process, with empty strata and inductor caches:
 *cold* is the first call (trace + compile + run), *warm* the best-of-5 mean per call after
 it. ``main()`` returns the table (bench/suite.py can call it).
+
+Every run gets its own STRATA_CACHE_DIR and TORCHINDUCTOR_CACHE_DIR (inductor's FX graph,
+AOTAutograd and C++ caches all live there), so each cold figure is a true cold compile.
+encoder_layer's inductor cold is short for another reason: in eval mode under no_grad,
+``nn.TransformerEncoderLayer`` takes PyTorch's fast path, and the graph Dynamo hands to
+inductor is the single fused kernel ``aten._transformer_encoder_layer_fwd``, which inductor
+calls as an extern kernel (no code generated); strata decomposes it
+(strata/torch/decompositions.py) and compiles the whole layer.
 """
 
 from __future__ import annotations
@@ -108,7 +116,9 @@ def table(results: dict) -> str:
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in results.items():
         def cell(system, key, r=r):
-            v = r.get(system, {})
+            v = r.get(system)
+            if v is None:  # a system left out with --systems
+                return "-"
             return v["error"] if "error" in v else _ms(v[key])
 
         def ratio(key, r=r):

@@ -361,6 +361,28 @@ def Strata_Conv2dOp : Strata_Op<"conv2d"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+// issue 14, part B (opsb): transposed convolution.
+def Strata_ConvTranspose2dOp : Strata_Op<"conv_transpose2d"> {
+  let summary = "2-D transposed convolution (the gradient of conv2d) in NCHW or NHWC";
+  let description = [{
+    PyTorch's `ConvTranspose2d`. `layout = "NCHW"`: input `[N, C, H, W]`,
+    filter `[C, F/G, KH, KW]`, result `[N, F, OH, OW]`. `layout = "NHWC"`:
+    input `[N, H, W, C]`, filter `[KH, KW, F/G, C]`, result `[N, OH, OW, F]`.
+    `strides = [sh, sw]`, `dilations = [dh, dw]`, `padding = [top, bottom,
+    left, right]` (taken off the full result), `output_padding = [oph, opw]`
+    (added at the bottom / right; each smaller than its stride or dilation).
+    `OH = (H - 1) * sh - top - bottom + dh * (KH - 1) + oph + 1`, likewise `OW`.
+    `groups = G` (default 1): C and F are multiples of G, and output channels
+    `[g * F/G, (g + 1) * F/G)` read input channels `[g * C/G, (g + 1) * C/G)`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$output_padding,
+                       DenseI64ArrayAttr:$dilations, StrAttr:$layout,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 class Strata_PoolOp<string mnemonic, string what> : Strata_Op<mnemonic> {
   let summary = "2-D " # what # " pooling in NCHW or NHWC";
   let description = [{

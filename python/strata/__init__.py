@@ -50,6 +50,10 @@ _LAZY = {
     "bisect": "strata.explain.bisect",
     "from_torch": "strata.torch",
     "tune": "strata.autotune",
+    "compile_many": "strata.autotune.batch",
+    # issue 14, part B (opsb)
+    "einsum": "strata.frontend.einsum",
+    "conv_transpose2d": "strata.frontend.ops",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

@@ -113,3 +113,28 @@ func.func @kept(%x: tensor<4x6xf32>) -> tensor<24xf32> {
   %1 = "strata.reshape"(%0) : (tensor<6x4xf32>) -> tensor<24xf32>
   return %1 : tensor<24xf32>
 }
+
+// -----
+
+// A generic whose body reads its loop indices (linalg.index: a flipped filter) keeps its
+// loops: the transpose after it is not pushed into it.
+// CHECK-LABEL: func.func @index_reading_generic_keeps_its_transpose
+// CHECK: %[[G:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<2x3xf32>)
+// CHECK: linalg.index 0
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[G]] : tensor<2x3xf32>) {{.*}} permutation = [1, 0]
+// CHECK: return %[[T]]
+func.func @index_reading_generic_keeps_its_transpose(%w: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<2x3xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c1 = arith.constant 1 : index
+    %r = arith.subi %c1, %i : index
+    %v = tensor.extract %w[%r, %j] : tensor<2x3xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x3xf32>
+  %e2 = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%g : tensor<2x3xf32>) outs(%e2 : tensor<3x2xf32>) permutation = [1, 0]
+  return %t : tensor<3x2xf32>
+}

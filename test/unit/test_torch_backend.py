@@ -184,3 +184,45 @@ def test_bench_size_models_run_in_strata(name):
     assert sum(len(s.ops) for s in subgraphs if s.kind == "strata") == n_ops
     assert sum(len(s.ops) for s in subgraphs) == n_ops
     assert _error(got, want) <= 1e-4
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_direct_path_passes_tensor_memory_and_falls_back(dtype):
+    """A subgraph whose dtypes torch has runs on the tensors' own memory; a tensor it
+    cannot pass so (not contiguous) takes the numpy path, with the same result."""
+    model, (x,) = torch_models.build("mlp")
+    model = model.to(dtype)
+    x = x.to(dtype)
+    record = []
+    with torch.no_grad():
+        want = _compile(model, record)(x)
+    (sub,) = [s.compiled for g in record for s in g.subgraphs if s.kind == "strata"]
+    assert sub._direct is not None
+    # the same call on a non-contiguous copy of x: the numpy path
+    args_direct = _subgraph_args(sub, model, x)
+    xt = x.t().contiguous().t()  # same values, column-major: not contiguous
+    assert not xt.is_contiguous()
+    args_fallback = [xt if a is x else a for a in args_direct]
+    assert sub._direct(args_fallback) is None
+    got_direct, got_fallback = sub(*args_direct), sub(*args_fallback)
+    assert torch.equal(got_direct, got_fallback)
+    assert _error(got_direct, want) == 0.0
+
+
+def _subgraph_args(sub, model, x):
+    """The arguments aot_autograd passes the mlp's subgraph: its parameters and x, in the
+    graph's placeholder order (matched by shape: every one differs here)."""
+    by_shape = {tuple(t.shape): t for t in [p.detach() for p in model.parameters()] + [x]}
+    return [by_shape[tuple(s)] for s, _ in sub.compiled.arg_specs]
+
+
+def test_int64_inputs_take_the_numpy_path():
+    model, inputs = torch_models.build("gpt_block")
+    record = []
+    with torch.no_grad():
+        got = _compile(model, record)(*inputs)
+        want = model(*inputs)
+    subs = [s.compiled for g in record for s in g.subgraphs if s.kind == "strata"]
+    assert subs and all(s._direct is None for s in subs if any(
+        d == "i32" for _, d in s.compiled.arg_specs))
+    assert _error(got, want) <= 1e-4

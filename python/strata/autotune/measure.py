@@ -1,6 +1,9 @@
 """Timing one candidate build: warm-up, repeated rounds, and a noise check.
 
-A round times as many calls as fill ``round_s`` seconds and keeps the mean per
+Warm-up: ``warmup`` calls and at least ``warmup_s`` seconds of calls (the first
+candidate of a fresh process otherwise pays for the core's clock ramping up and
+first-touched memory: measured 1.37x slower than the same code re-timed later in
+one process). A round times as many calls as fill ``round_s`` seconds and keeps the mean per
 call; ``rounds`` rounds give the best (the minimum: what the code can do when
 nothing else runs) and the spread, ``(3rd best - best) / best`` of the rounds'
 times: the best three rounds must agree (one round slowed by another process is
@@ -45,13 +48,17 @@ def _rounds(call, rounds: int, round_s: float, clock) -> list[float]:
 
 
 def measure(call, *, warmup: int = 3, rounds: int = 7, round_s: float = 0.02,
-            max_spread: float = 0.15, retries: int = 2, clock: str = "wall") -> Timing:
+            max_spread: float = 0.15, retries: int = 2, clock: str = "wall",
+            warmup_s: float = 0.1) -> Timing:
     """Times ``call()`` (see the module's docstring)."""
     if clock not in ("wall", "cpu"):
         raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}")
     read = time.process_time if clock == "cpu" else time.perf_counter
-    for _ in range(warmup):
+    start = time.perf_counter()
+    n = 0
+    while n < warmup or time.perf_counter() - start < warmup_s:
         call()
+        n += 1
     tries = 0
     while True:
         tries += 1

@@ -16,7 +16,8 @@ __all__ = [
     "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
     "transpose", "broadcast_to", "concat", "slice_", "gather",
-    "arg_reduce", "conv2d", "pool2d", "cast", "cumsum", "reverse", "pad", "scatter",
+    "arg_reduce", "conv2d", "pool2d", "cast", "conv_transpose2d", "cumsum", "reverse", "pad",
+    "scatter",
     "normalize_axis", "RULES",
 ]
 
@@ -356,8 +357,9 @@ def scatter(op: str, shape: Shape, index_shape: Shape, update_shape: Shape,
 def _pair(op, name, v, n):
     if len(v) != n:
         raise ShapeError(f"{op}: {name} needs {n} values, got {len(v)}")
-    if any(x < (0 if name == "padding" else 1) for x in v):
-        raise ShapeError(f"{op}: {name} values must be {'>= 0' if name == 'padding' else '>= 1'}, "
+    low = 0 if name in ("padding", "output_padding") else 1
+    if any(x < low for x in v):
+        raise ShapeError(f"{op}: {name} values must be >= {low}, "
                          f"got {list(v)}")
     return list(v)
 
@@ -412,6 +414,54 @@ def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dila
     return ((n, f, oh, ow) if layout == "NCHW" else (n, oh, ow, f)), dtype
 
 
+def conv_transpose2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding,
+                     output_padding, dilations, layout, groups: int = 1):
+    """Transposed convolution (issue 14, part B): NCHW filter ``[C, F/G, KH, KW]``, NHWC
+    filter ``[KH, KW, F/G, C]``."""
+    op = "conv_transpose2d"
+    dtype = _same_dtype(op, dtypes)
+    _check_dtype(op, dtype, FLOAT_DTYPES)
+    _layout(op, layout)
+    if len(inp) != 4 or len(flt) != 4:
+        raise ShapeError(f"{op}: input and filter must have rank 4, got "
+                         f"{fmt_shape(inp)} and {fmt_shape(flt)}")
+    strides = _pair(op, "strides", strides, 2)
+    padding = _pair(op, "padding", padding, 4)
+    output_padding = _pair(op, "output_padding", output_padding, 2)
+    dilations = _pair(op, "dilations", dilations, 2)
+    for k in range(2):
+        if output_padding[k] >= max(strides[k], dilations[k]):
+            raise ShapeError(f"{op}: output_padding {list(output_padding)} must be smaller "
+                             f"than the stride {list(strides)} or the dilation "
+                             f"{list(dilations)}")
+    if layout == "NCHW":
+        n, c, h, w = inp
+        fc, fg, kh, kw = flt
+    else:
+        n, h, w, c = inp
+        kh, kw, fg, fc = flt
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ShapeError(f"{op}: groups must be a positive integer, got {groups}")
+    if not _dims_equal(c, fc):
+        raise ShapeError(f"{op}: input has {c} channels but the filter expects {fc}")
+    if c is not None and c % groups:
+        raise ShapeError(f"{op}: input channels {c} are not divisible by groups={groups}")
+    f = None if fg is None else fg * groups
+
+    def out(size, k, i):
+        if size is None or k is None:
+            return None
+        o = ((size - 1) * strides[i] - padding[2 * i] - padding[2 * i + 1] +
+             dilations[i] * (k - 1) + output_padding[i] + 1)
+        if o < 1:
+            raise ShapeError(f"{op}: padding {list(padding)} leaves no output along "
+                             f"{'height' if i == 0 else 'width'} ({o})")
+        return o
+
+    oh, ow = out(h, kh, 0), out(w, kw, 1)
+    return ((n, f, oh, ow) if layout == "NCHW" else (n, oh, ow, f)), dtype
+
+
 def pool2d(op: str, inp: Shape, dtype: str, kernel, strides, padding, layout):
     _check_dtype(op, dtype, FLOAT_DTYPES if op == "avg_pool2d" else DTYPES)
     _layout(op, layout)
@@ -456,6 +506,7 @@ RULES = {
     "layer_norm": "layer_norm", "reshape": "reshape", "transpose": "transpose",
     "broadcast_to": "broadcast_to", "concat": "concat", "slice": "slice", "conv2d": "conv2d",
     "gather": "gather", "argmax": "arg_reduce", "argmin": "arg_reduce",
+    "conv_transpose2d": "conv_transpose2d",
     "constant": "constant", "cast": "cast",
     "cumsum": "cumsum", "reverse": "reverse", "pad": "pad", "scatter": "scatter",
     "scatter_add": "scatter",

@@ -35,6 +35,7 @@ KINDS = {
     "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
     "steps": "i64s", "strides": "i64s", "padding": "i64s", "dilations": "i64s",
     "kernel": "i64s", "predicate": "str", "layout": "str", "low": "i64s", "high": "i64s",
+    "output_padding": "i64s",
 }
 
 
@@ -135,6 +136,10 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
     if family == "scatter":
         return S.scatter(name, ops[0].shape, ops[1].shape, ops[2].shape,
                          [o.dtype for o in ops], a("axis"))
+    if family == "conv_transpose2d":
+        return S.conv_transpose2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops],
+                                  a("strides"), a("padding"), a("output_padding"),
+                                  a("dilations"), a("layout"), a("groups"))
     # The remaining ops take their result shape or dtype from the result type.
     target, target_dtype = shape_of(result_type)
     if family == "reshape":

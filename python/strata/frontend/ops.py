@@ -43,6 +43,7 @@ __all__ = [
     "max_pool2d", "avg_pool2d", "constant", "cast", "dense_attr", "erf", "sin", "cos", "floor",
     "ceil", "round", "sign", "take", "argmax", "argmin", "logical_and", "logical_or",
     "logical_xor", "logical_not",
+    "conv_transpose2d",
 ]
 
 
@@ -760,3 +761,23 @@ def cast(x, dtype: str):
     """Convert elements to ``dtype`` (f32, f16, bf16 or i32); a bool mask becomes 1 / 0."""
     scope, (x,) = _as_tensors(x)
     return _cast(scope, x, dtype)
+
+
+# --- issue 14, part B (opsb): transposed convolution ------------------------------------------
+
+
+@_user_errors
+def conv_transpose2d(x, filter, stride=1, padding=0, output_padding=0, dilation=1,  # noqa: A002
+                     layout: str = "NCHW", groups: int = 1):
+    """2-D transposed convolution (PyTorch's ``conv_transpose2d``). NCHW: filter
+    ``[C, F/groups, KH, KW]``; NHWC: filter ``[KH, KW, F/groups, C]``.
+
+    ``padding`` is an int, ``(ph, pw)`` or ``(top, bottom, left, right)``, taken off the
+    full result; ``output_padding`` (int or pair) adds rows / columns at the bottom / right.
+    """
+    scope, (x, w) = _as_tensors(x, filter)
+    if isinstance(groups, (int, np.integer)) and not isinstance(groups, bool):
+        groups = int(groups)
+    extra = {} if groups == 1 else {"groups": groups}
+    return _emit(scope, strata.ConvTranspose2dOp, x, w, _pair(stride), _padding4(padding),
+                 _pair(output_padding), _pair(dilation), layout, **extra)

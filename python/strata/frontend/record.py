@@ -45,6 +45,7 @@ ATTRIBUTES = {
     "reshape": ("shape",), "broadcast_to": ("shape",), "cast": ("dtype",),
     "cumsum": ("axis",), "reverse": ("axes",), "pad": ("low", "high"),
     "scatter": ("axis",), "scatter_add": ("axis",),
+    "conv_transpose2d": ("strides", "padding", "output_padding", "dilations", "layout"),
 }
 
 # The attributes' defaults (the ODS ones, as dialect/verifier.py reads them).

@@ -25,7 +25,9 @@ softmaxes run in f32 between casts, which this does not match), dynamic shapes,
 other masks, an intermediate with another user.
 
 Tile sizes come from the host (``choose_tiles``: codegen/host.py's vector width
-and L2 size); the tiles' matmuls and row reductions are static ops that
+and L2 size), or from ``block-q``/``block-k``, or per attention from autotuning's
+``tuned`` text (passes/tuning.py: ``<heads>x<SQ>x<SK>x<D>x<DV>xf32:bq32.bk128``);
+the tiles' matmuls and row reductions are static ops that
 strata-vectorize tiles for registers like any other. The loop nest runs on
 threads (``scf.forall``) from ``parallel-flops``. ``report=true`` (strata-fuse's
 ``report=true`` in the pipelines) says what was fused, or why a softmax feeding
@@ -42,6 +44,8 @@ from mlir import ir
 from ..codegen.host import cache_bytes, f32_lanes
 from .base import Pass, collect_ops, option, threads_option
 from .fusion.attention_kernel import AttentionShape, kernel_text
+from .tuning import PATTERN as TUNED_PATTERN
+from .tuning import attention_signature, parse_tuned
 
 __all__ = ["AttentionPass", "choose_tiles"]
 
@@ -331,8 +335,14 @@ class AttentionPass(Pass):
     report: bool = option(False, help="Say what was fused, and why not, as remarks")
     parallel_flops: int = option(1 << 25, min=1,
                                  help="Fewest flops of an attention run on threads")
+    tuned: str = option("", pattern=TUNED_PATTERN, form="SIG:KNOBS[,SIG:KNOBS] (passes/tuning.py)",
+                        help="Per-attention tiles of autotuning (bq/bk knobs), overriding block-q/block-k")
 
     def run(self, module: ir.Operation) -> None:
+        try:
+            tuned = parse_tuned(self.tuned)
+        except ValueError as e:
+            self.fail(module, f"strata-attention: option 'tuned': {e}")
         for sm in collect_ops(module, lambda op: op.name == "linalg.softmax"):
             try:
                 m = match(sm)
@@ -345,8 +355,9 @@ class AttentionPass(Pass):
             flops = 2 * s.heads * s.sq * s.sk * (s.d + s.dv)
             threads = self.threads if flops >= self.parallel_flops else 1
             bq, bk = choose_tiles(s, threads)
-            bq = min(self.block_q or bq, s.sq)
-            bk = min(self.block_k or bk, s.sk)
+            config = tuned.get(attention_signature(s), {})  # autotuning's, else the options'
+            bq = min(config.get("block_q") or self.block_q or bq, s.sq)
+            bk = min(config.get("block_k") or self.block_k or bk, s.sk)
             value = splice(m, bq, bk, threads)
             m.pv.results[0].replace_all_uses_with(value)
             _erase_dead(m.ops)

@@ -74,12 +74,13 @@ import math
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as matmul_estimate
 from .layout_common import build_generic, is_op, producer, rtype
+from .linalg_ops import linalg
 
 __all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE",
            "GROUPED_NCHW_DIRECT_RATE", "IM2COL_BW"]

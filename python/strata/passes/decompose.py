@@ -38,11 +38,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import linalg, tensor, transform
+from mlir.dialects import tensor, transform
 from mlir.dialects.transform import structured
 
 from ..codegen.transform import ScriptError, Tags, any_op, apply_schedule, match_tagged
 from .base import Pass, option
+from .linalg_ops import linalg
 from .patterns import apply_greedily
 
 __all__ = ["DecomposePass"]

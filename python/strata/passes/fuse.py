@@ -60,6 +60,8 @@ from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as blas_estimate
 from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fused_maps
 from .fusion.model import body_cost, edge_cost, loop_ranges
+from .tuning import PATTERN as TUNED_PATTERN
+from .tuning import matmul_signature, parse_tuned
 
 __all__ = ["FusePass", "describe", "blas_sizes", "contraction_maps", "BLAS_MARK"]
 
@@ -110,6 +112,8 @@ class FusePass(Pass):
     parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a fused matmul run on threads")
     blas: str = option("never", choices=BLAS_MODES,
                        help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")
+    tuned: str = option("", pattern=TUNED_PATTERN, form="SIG:KNOBS[,SIG:KNOBS] (passes/tuning.py)",
+                        help="Per-matmul choices of autotuning: with blas=auto, a blas1/blas0 knob overrides the cost model")
 
     def note(self, op, text):
         if self.report:
@@ -281,11 +285,17 @@ class FusePass(Pass):
         from ..codegen.host import f32_lanes
 
         lanes = f32_lanes()
+        try:
+            tuned = parse_tuned(self.tuned)
+        except ValueError as e:
+            self.fail(module, f"strata-fuse: option 'tuned': {e}")
         for op in _collect(module, ("linalg.matmul", "linalg.batch_matmul")):
             sizes = blas_sizes(op)
             if sizes is None:
                 continue
             batch, m, n, k = sizes
+            signature = matmul_signature(op, op.name == "linalg.batch_matmul", (m, n, k))
+            chosen = tuned.get(signature, {}).get("blas")
             users = _users(op.results[0])
             epilogue = (self.epilogue and len(users) == 1 and
                         users[0].name == "linalg.generic" and
@@ -299,6 +309,8 @@ class FusePass(Pass):
                          f"{_us(cost.generated_us)}")
             if self.blas == "always":
                 use, why, key = True, "blas=always", None
+            elif chosen is not None:
+                use, why, key = chosen, "the tuning record", None
             else:
                 key, forced = self._key(f"blas|{describe(op)}|{op.results[0].type}", overrides)
                 use = cost.blas_wins if forced is None else forced == "on"

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
+
+from .linalg_ops import linalg
 
 __all__ = [
+    "reads_loop_indices",
     "producer", "is_op", "perm_of", "compose", "inverse", "is_identity", "ops_in", "rtype",
     "transpose", "reorder_map", "substitute_map", "constant_array", "make_constant",
     "fold_constant", "move_body", "build_generic", "count_ops", "empty_like_init",
@@ -161,6 +164,22 @@ def empty_like_init(init, shape, ip, loc):
                                                                          "tensor.empty"):
             return linalg.fill(p.operands[0], outs=[tensor.empty(list(shape), elem)])
     return None
+
+
+def reads_loop_indices(op) -> bool:
+    """Whether a generic's body reads its loop indices (``linalg.index``): such a body
+    computes with the iteration space's order, so its loops may not be permuted."""
+    def walk(block):
+        for inner in block.operations:
+            if inner.operation.name == "linalg.index":
+                return True
+            for region in inner.operation.regions:
+                for b in region.blocks:
+                    if walk(b):
+                        return True
+        return False
+
+    return walk(op.regions[0].blocks[0])
 
 
 def count_ops(func, name) -> int:

@@ -37,7 +37,7 @@ import itertools
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import tensor
 
 from .layout_common import (
     build_generic,
@@ -48,10 +48,12 @@ from .layout_common import (
     ops_in,
     perm_of,
     producer,
+    reads_loop_indices,
     rtype,
     substitute_map,
     transpose,
 )
+from .linalg_ops import linalg
 
 __all__ = ["ConvLayoutResult", "choose_and_rewrite"]
 
@@ -91,7 +93,7 @@ def _generic_data(op):
     if maps[-1] != ident or not _init_ok(op.operands[len(op.operands) - 1]):
         return None
     block = op.regions[0].blocks[0]
-    if list(list(block.arguments)[-1].uses):
+    if list(list(block.arguments)[-1].uses) or reads_loop_indices(op):
         return None
     return [i for i in range(len(op.operands) - 1) if maps[i] == ident]
 

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir, passmanager
-from mlir.dialects import linalg, tensor
+from mlir.dialects import tensor
 
 from ..diagnostics import run_pass_manager
 from .layout_common import constant_array, is_op, make_constant, ops_in, producer, rtype
+from .linalg_ops import linalg
 
 __all__ = ["pack_matmuls", "pack_array", "PackingError"]
 

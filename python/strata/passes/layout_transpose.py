@@ -33,7 +33,6 @@ effects) are erased on the way by the greedy driver.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg
 
 from .layout_common import (
     build_generic,
@@ -45,10 +44,12 @@ from .layout_common import (
     is_op,
     perm_of,
     producer,
+    reads_loop_indices,
     reorder_map,
     rtype,
     substitute_map,
 )
+from .linalg_ops import linalg
 from .patterns import apply_greedily
 
 __all__ = ["propagate_transposes", "fold_constant_transposes"]
@@ -194,6 +195,8 @@ def _push_into_producer(t, rewriter) -> bool:
     if g is None or g.operation.name != "linalg.generic" or len(g.results) != 1:
         return False
     if len(list(g.results[0].uses)) != 1 or not _out_arg_unused(g):
+        return False
+    if reads_loop_indices(g):  # linalg.index would read the permuted loops
         return False
     if any(k != "parallel" for k in _iterators(g)):
         return False

@@ -42,13 +42,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, linalg, transform
+from mlir.dialects import arith, transform
 from mlir.dialects.transform import structured, vector
 
 from ..codegen.host import f32_lanes
 from ..codegen.transform import ScriptError, Tags, apply_patterns, match_ops, match_tagged
 from .base import Pass, collect_ops, option, threads_option
 from .fusion.model import body_cost
+from .linalg_ops import linalg
 from .patterns import apply_greedily
 
 __all__ = ["ParallelizePass"]

@@ -39,6 +39,7 @@ from .lowering import (
     shape_ops,
 )
 from .lowering.common import LoweringError
+from .lowering.conv_transpose import lower_conv_transpose2d
 
 __all__ = ["ToLinalgPass", "lower_op"]
 
@@ -78,6 +79,7 @@ _TABLE = {
     "pad": index_ops.lower_pad,
     "scatter": lambda op: index_ops.lower_scatter(op, accumulate=False),
     "scatter_add": lambda op: index_ops.lower_scatter(op, accumulate=True),
+    "conv_transpose2d": lower_conv_transpose2d,  # issue 14, part B (opsb)
 }
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import linalg
 
 from .base import Pass, collect_ops
+from .linalg_ops import linalg
 from .lowering.common import dims, empty
 
 __all__ = ["UniqueResultsPass"]

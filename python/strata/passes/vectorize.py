@@ -96,7 +96,7 @@ from ..codegen.transform import (
 )
 from .base import OptionError, Pass, collect_ops, option, threads_option
 from .tuning import PATTERN as TUNED_PATTERN
-from .tuning import matmul_signature, parse_tuned
+from .tuning import knobs_of, matmul_signature, parse_tuned
 
 __all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_plans"]
 
@@ -236,14 +236,16 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None):
     return body
 
 
-def packed_tiles(lanes: int, cache=(128, 256, 256)):
+def packed_tiles(lanes: int, cache=(128, 256, 256), micro=(0, 0)):
     """((mr, nr), (rows, columns, depth)): the packed micro-kernel's register tile for
     f32 vectors of ``lanes`` lanes, and the cache tile rounded to whole panels.
 
     16 lanes (AVX-512, 32 zmm): 8 rows x 2 registers = 16 accumulators, 2 B loads
     and 8 broadcasts per 16 FMAs. 8 lanes (AVX2, 16 ymm): 6 x 2 = 12 accumulators
-    plus 2 B registers and a broadcast (15 of 16)."""
+    plus 2 B registers and a broadcast (15 of 16). ``micro`` = (mr, nr) overrides
+    either (0: this default; nr a multiple of ``lanes``, as the options check)."""
     mr, nr = (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
+    mr, nr = micro[0] or mr, micro[1] or nr
     rows = max(mr, cache[0] // mr * mr)
     columns = max(nr, cache[1] // nr * nr)
     return (mr, nr), (rows, columns, cache[2])
@@ -493,7 +495,8 @@ def matmul_plans(module, configs, threads: int = 1) -> dict[str, list[tuple]]:
             mnk = _mnk(op, batch)
             signature = matmul_signature(op, batch, mnk)
             if signature not in out:
-                out[signature] = [dataclass_replace(base, **c).matmul_plan(op, batch, mnk, lanes)
+                out[signature] = [dataclass_replace(base, **knobs_of(c, base.name)
+                                                    ).matmul_plan(op, batch, mnk, lanes)
                                   for c in configs]
     return out
 
@@ -547,6 +550,8 @@ class VectorizePass(Pass):
     pack_m: int = option(128, min=1, help="Rows of a packed matmul's cache tile")
     pack_n: int = option(256, min=1, help="Columns of a packed matmul's cache tile")
     pack_k: int = option(256, min=1, help="Depth (K) of a packed matmul's cache tile")
+    micro_m: int = option(0, min=0, help="Rows of the packed micro-kernel (0: from the host's vector registers)")
+    micro_n: int = option(0, min=0, help="Columns of the packed micro-kernel, a multiple of the vector lanes (0: two vectors)")
     reductions: bool = option(True, help="Vectorize row reductions too")
     reduction_width: int = option(16, min=1, help="Lanes of a row reduction's partial accumulators")
     threads: int = threads_option()
@@ -576,18 +581,24 @@ class VectorizePass(Pass):
             for op in _static_ops(module, op_name):
                 m, n, k = _mnk(op, batch)
                 signature = matmul_signature(op, batch, (m, n, k))
-                config = tuned.get(signature)
+                config = knobs_of(tuned.get(signature, {}), self.name)
                 # a tuned op's own tiles (runtime/tuning_record.py), else the options'
                 try:
                     chosen = dataclass_replace(self, tuned="", **config) if config else self
                 except OptionError as e:
                     self.fail_at(op.location, f"strata-vectorize: tuned tiles for {signature}: "
                                  f"{str(e).removeprefix('strata-vectorize: ')}")
+                if chosen is not self:  # its diagnostics are this run's
+                    object.__setattr__(chosen, "_diags", self._diags)
+                    object.__setattr__(chosen, "_locs", self._locs)
                 chosen._vectorize_matmul(module, op, batch, (m, n, k), lanes, count, tags)
                 count += 1
 
     def _vectorize_matmul(self, module, op, batch, mnk, lanes, count, tags):
-        plan = self.matmul_plan(op, batch, mnk, lanes)
+        try:
+            plan = self.matmul_plan(op, batch, mnk, lanes)
+        except OptionError as e:
+            self.fail_at(op.location, f"strata-vectorize: {str(e).removeprefix('strata-vectorize: ')}")
         tag = tags.add(op, f"strata.vectorize_{count}")
         location = op.location
         try:
@@ -615,7 +626,11 @@ class VectorizePass(Pass):
         m, n, k = mnk
         batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
         if self._packs(op, batch, m, n, k, lanes):
-            reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n, self.pack_k))
+            if self.micro_n % lanes:
+                raise OptionError(f"{self.name}: option 'micro-n' must be a multiple of the "
+                                  f"{lanes} vector lanes, got {self.micro_n}")
+            reg, pcache = packed_tiles(lanes, (self.pack_m, self.pack_n, self.pack_k),
+                                       (self.micro_m, self.micro_n))
             tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
             parallel = (self.threads > 1 and tiles > 1 and
                         2 * batches * m * n * k >= self.parallel_flops)

@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import linalg, tensor, transform
+from mlir.dialects import tensor, transform
 from mlir.dialects.transform import loop, structured, vector
 from mlir.dialects.transform import tensor as tensor_t
 
@@ -61,6 +61,7 @@ from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
 from .conv_to_matmul import padded_as_copy
 from .layout_common import producer
+from .linalg_ops import linalg
 
 __all__ = ["VectorizeDepthwisePass", "register_tile"]
 

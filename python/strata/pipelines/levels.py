@@ -83,7 +83,7 @@ def _linalg(p: Pipeline, o: LevelOptions) -> None:
 
 def _fused(p: Pipeline, o: LevelOptions) -> None:
     if o.fusion:  # strata-fuse's report=true also reports the attention decisions
-        p.add(AttentionPass(threads=o.threads,
+        p.add(AttentionPass(threads=o.threads, tuned=o.tuned,
                             report="report=true" in o.fuse_options.split()))
     p.add(DecomposePass(keep_row_softmax=True))
     # convs as im2col + matmuls, before strata-fuse makes its BLAS and epilogue choices
@@ -91,6 +91,8 @@ def _fused(p: Pipeline, o: LevelOptions) -> None:
                            threads=o.threads, blas=o.blas))
     threads = f"threads={o.threads}" if o.threads > 1 else ""
     blas = f"blas={o.blas}" if o.blas != "never" else ""
+    if blas and "blas" in o.tuned:  # tuned BLAS-or-generated choices (passes/tuning.py)
+        blas += f" tuned={o.tuned}"
     if o.fusion:
         p.add(FusePass.from_options(" ".join(t for t in (o.fuse_options, threads, blas) if t)))
         p.add(RowKernelsPass(threads=o.threads))

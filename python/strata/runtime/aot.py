@@ -5,6 +5,18 @@
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
 
+With ``STRATA_AOT=engine`` (opt-in), the on-disk cache's libraries (``in_process=True``,
+this machine's CPU) take a shorter road: MLIR's ExecutionEngine optimizes (the same -O
+pipeline as opt) and generates the object in this process, which saves opt's and llc's
+start-ups and the bitcode between them (~0.1 s of a demo MLP's cold compile), and only
+the link is a subprocess. It is not the default because LLVM aborts the whole process
+when the engine cannot resolve a helper its code generator calls (a compiler-rt
+routine such as ``__truncsfbf2`` for bf16 on a CPU without AVX-512 BF16, or
+``__divti3``), where the opt/llc road at worst fails one compile with an error. The
+engine's object also uses LLVM's large code model without PIC, so the library carries
+text relocations. Libraries for other machines (``export_library``) always take the
+opt/llc road, position-independent.
+
 Used by the on-disk cache (runtime/cache.py) and by :func:`strata.export_library`.
 Functions are called through their C interface ``_mlir_ciface_<name>(desc*, ...)``
 with the same memref descriptors the JIT path uses. ``cpu`` is LLVM's CPU name
@@ -67,13 +79,13 @@ def _llc_field(name: str, default: str) -> str:
 
 
 def _llc_version() -> str:
-    """``llc --version``, kept in the cache folder for this llc and this CPU (running llc
-    takes ~30 ms, most of a disk-cache hit's time in a new process)."""
+    """``llc --version``, kept in the memo folder (cache.memo_dir) for this llc and this
+    CPU (running llc takes ~30 ms, most of a disk-cache hit's time in a new process)."""
     import hashlib
     import json
 
     from ..codegen.host import cpuinfo
-    from .cache import cache_dir
+    from .cache import memo_dir
 
     llc = _bin("llvm", "llc")
     try:
@@ -83,7 +95,7 @@ def _llc_version() -> str:
     stamp = {"llc": llc, "llc_stat": [st.st_size, st.st_mtime_ns] if st else None,
              "cpu": hashlib.sha256((cpuinfo("model name") + cpuinfo("flags")).encode())
              .hexdigest()[:16]}
-    path = os.path.join(cache_dir(), ".llc-version.json")
+    path = os.path.join(memo_dir(), "llc-version.json")
     try:
         with open(path) as f:
             saved = json.load(f)
@@ -96,7 +108,7 @@ def _llc_version() -> str:
     from .cache import _save_json
 
     version = subprocess.run([llc, "--version"], capture_output=True, text=True).stdout
-    _save_json(path, {"stamp": stamp, "version": version})
+    _save_json(path, {"stamp": stamp, "version": version}, make=True)
     return version
 
 
@@ -120,8 +132,12 @@ def _run(cmd: list[str], what: str) -> None:
 
 
 def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
-                         opt_level: int = 3) -> None:
-    """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically)."""
+                         opt_level: int = 3, in_process: bool = False) -> None:
+    """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically).
+
+    ``in_process``: generate the object with MLIR's ExecutionEngine in this process
+    where it can and ``STRATA_AOT=engine`` asks for it (this machine's CPU, no forced
+    target), else with opt and llc."""
     import tempfile
 
     linker = _linker()
@@ -139,9 +155,14 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     if forced is not None and cpu == "native":
         cpu = forced[0]
         attrs = [f"-mattr={forced[1]}"] if forced[1] else []
+    in_process = (in_process and cpu == "native" and forced is None and
+                  os.environ.get("STRATA_AOT", "") == "engine")
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
+        if in_process and _object_in_process(module, obj, opt_level):
+            _link(linker, obj, libdir, blas, out_dir, out_path)
+            return
         translated = _translate(module)
         if translated is not None:
             with open(ll, "w") as f:
@@ -159,19 +180,72 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
              "optimizing LLVM IR")
         _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
               "-filetype=obj", f"-mcpu={cpu}", *attrs, bc, "-o", obj], "generating machine code")
-        fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
-        os.close(fd)
-        try:
-            # --as-needed: a library whose code calls neither runtime library does not
-            # load them (they pull in libMLIR and libLLVM: ~100 ms at a new process's
-            # first disk-cache hit)
-            _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}", "-Wl,--as-needed",
-                  "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-Wl,--no-as-needed",
-                  f"-Wl,-rpath,{libdir}"] + blas, "linking")
-            os.replace(tmp_lib, out_path)
-        finally:
-            if os.path.exists(tmp_lib):
-                os.unlink(tmp_lib)
+        _link(linker, obj, libdir, blas, out_dir, out_path)
+
+
+def _link(linker: str, obj: str, libdir: str, blas: list, out_dir: str, out_path: str) -> None:
+    """Links the object ``obj`` into the shared library ``out_path`` (atomically)."""
+    import tempfile
+
+    fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
+    os.close(fd)
+    try:
+        # --as-needed: a library whose code calls neither runtime library does not
+        # load them (they pull in libMLIR and libLLVM: ~100 ms at a new process's
+        # first disk-cache hit)
+        _run([linker, "-shared", "-o", tmp_lib, obj, f"-L{libdir}", "-Wl,--as-needed",
+              "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-Wl,--no-as-needed",
+              f"-Wl,-rpath,{libdir}"] + blas, "linking")
+        os.replace(tmp_lib, out_path)
+    finally:
+        if os.path.exists(tmp_lib):
+            os.unlink(tmp_lib)
+
+
+def _object_in_process(module: ir.Module, obj: str, opt_level: int) -> bool:
+    """Optimizes and compiles LLVM-dialect ``module`` to the object file ``obj`` with an
+    ExecutionEngine whose code is never run (the engine is freed at once); False where
+    the bindings cannot write its object.
+
+    The engine links what it compiles, and LLVM aborts the process where a symbol the
+    code calls does not resolve; the object it writes is the one before that link. So
+    each function the module declares (the async runtime's, the BLAS's, libc's) is
+    given a placeholder address rather than loading the libraries that define them
+    (MLIR's runtime libraries pull in libMLIR and libLLVM: ~0.1 s); the shared
+    library's own link resolves them.
+    """
+    from mlir._mlir_libs._mlirExecutionEngine import ExecutionEngine
+
+    engine = ExecutionEngine(module, opt_level, [])
+    if not hasattr(engine, "dump_to_object_file"):  # pragma: no cover - other bindings
+        return False
+    for name in _declared_symbols(module):
+        engine.raw_register_runtime(name, _PLACEHOLDER)
+    engine.dump_to_object_file(obj)
+    return os.path.exists(obj)
+
+
+_PLACEHOLDER_TARGET = ctypes.c_uint64(0)
+_PLACEHOLDER = ctypes.c_void_p(ctypes.addressof(_PLACEHOLDER_TARGET))
+
+
+def _declared_symbols(module: ir.Module) -> list[str]:
+    """The symbols LLVM-dialect ``module`` declares without defining them: functions
+    without a body, globals without a value."""
+    from mlir import ir
+
+    found = []
+
+    def visit(op):
+        if op.name == "builtin.module":
+            return ir.WalkResult.ADVANCE
+        if op.name in ("llvm.func", "llvm.mlir.global") and "sym_name" in op.attributes:
+            if not op.regions[0].blocks and "value" not in op.attributes:
+                found.append(ir.StringAttr(op.attributes["sym_name"]).value)
+        return ir.WalkResult.SKIP
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
 
 
 def _translate(module: ir.Module) -> str | None:

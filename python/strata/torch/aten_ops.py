@@ -465,6 +465,11 @@ def _index_select(node, self, dim, index):
 
 def _convolution(node, input, weight, bias, stride, padding, dilation, transposed,  # noqa: A002
                  output_padding, groups):
+    if transposed:
+        y = S.conv_transpose2d(input, weight, stride=list(stride), padding=list(padding),
+                               output_padding=list(output_padding), dilation=list(dilation),
+                               groups=int(groups))
+        return y if bias is None else S.add(y, _channel(bias, 4))
     y = S.conv2d(input, weight, stride=list(stride), padding=list(padding),
                  dilation=list(dilation), groups=int(groups))
     return y if bias is None else S.add(y, _channel(bias, 4))
@@ -551,6 +556,16 @@ def _index_unsupported(name, args) -> str | None:
     return None
 
 
+# --- issue 14, part B (opsb): einsum, transposed convolution -----------------------------------
+
+
+def _einsum(node, equation, tensors, path=None):
+    from ..frontend.einsum import einsum
+
+    dtype = _out_dtype(node)
+    return einsum(equation, *[_cast_to(t, dtype) for t in tensors])
+
+
 # name of the overload packet -> converter
 CONVERTERS = {
     "add": _add, "sub": _sub, "rsub": _rsub, "mul": _binary(S.mul), "div": _div,
@@ -589,6 +604,7 @@ CONVERTERS = {
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
     **_INDEX_CONVERTERS,
+    "einsum": _einsum,
 }
 
 # ops with no tensor operand whose value the importer computes once, in torch (a constant)
@@ -650,8 +666,6 @@ def unsupported(node) -> str | None:
         w = args["weight"].meta["val"]
         if w.dim() != 4:
             return f"aten.convolution: only 2-D convolution (weight rank {w.dim()})"
-        if args.get("transposed"):
-            return "aten.convolution: transposed convolution has no strata op"
     if name in ("max_pool2d_with_indices", "max_pool2d"):
         if any(d != 1 for d in args.get("dilation", (1,)) or (1,)) or args.get("ceil_mode"):
             return f"aten.{name}: dilation or ceil_mode"

@@ -87,12 +87,60 @@ class StrataSubgraph(torch.nn.Module):
         self.single = not isinstance(out, (tuple, list))
         outs = [out] if self.single else list(out)
         self.out_dtypes = [o.meta["val"].dtype for o in outs]
+        self._direct = _direct_call(self.compiled, self.out_dtypes)
 
     def forward(self, *tensors):
         # Dynamo's guards hold shapes and dtypes: the arrays fit the compiled signature
+        direct = self._direct
+        if direct is not None:
+            outs = direct(tensors)
+            if outs is not None:
+                return outs[0] if self.single else outs
         results = self.compiled.run([to_numpy(t) for t in tensors])
         outs = tuple(from_numpy(r, d) for r, d in zip(results, self.out_dtypes, strict=True))
         return outs[0] if self.single else outs
+
+
+_TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+                 "f64": torch.float64, "i32": torch.int32}
+
+
+def _direct_call(compiled, out_dtypes):
+    """The warm path of a compiled subgraph whose arguments and results all have a torch
+    dtype of their own (no int64 narrowing, no bool): the tensors' data pointers go to the
+    compiled code as they are, and its results are written into new torch tensors, with
+    no numpy array on the way. The callable returns None for a tensor it cannot pass so
+    (not contiguous, not on the CPU, empty), which then takes the numpy path. None where
+    the signature does not allow it (a dynamic variant, another dtype)."""
+    specs = getattr(compiled, "arg_specs", None)
+    results = getattr(compiled, "result_specs", None)
+    if specs is None or results is None or type(compiled).__name__ != "CompiledFunction":
+        return None
+    dtypes = [_TORCH_DTYPES.get(d) for _, d in specs]
+    outs = [(tuple(s), _TORCH_DTYPES.get(d)) for s, d in results]
+    if None in dtypes or any(d is None or d != want for (_, d), want
+                             in zip(outs, out_dtypes, strict=True)):
+        return None
+    if any(None in tuple(s) for s, _ in specs) or any(None in s or 0 in s for s, _ in outs):
+        return None
+    call, workspace = compiled.kernel.call_pointers, compiled.workspace
+    empty, cpu = torch.empty, torch.device("cpu")
+
+    def direct(tensors):
+        pointers = []
+        for t, dtype in zip(tensors, dtypes, strict=True):
+            if (not isinstance(t, torch.Tensor) or t.dtype is not dtype or t.device != cpu
+                    or not t.is_contiguous() or not t.numel()):
+                return None
+            pointers.append(t.data_ptr())
+        results = tuple(empty(shape, dtype=dtype) for shape, dtype in outs)
+        pointers += [r.data_ptr() for r in results]
+        if workspace:
+            pointers.append(compiled._workspace())
+        call(pointers)
+        return results
+
+    return direct
 
 
 def compile_fx(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None = None,

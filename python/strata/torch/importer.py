@@ -136,8 +136,11 @@ def _attr_constant(gm, node):
 
 
 def _core_aten(ep):
-    """``ep`` lowered to core ATen (a no-op for an already decomposed program)."""
-    return ep.run_decompositions()
+    """``ep`` lowered to core ATen (a no-op for an already decomposed program); einsum is
+    kept whole for strata.einsum."""
+    table = torch.export.default_decompositions()
+    table.pop(torch.ops.aten.einsum.default, None)
+    return ep.run_decompositions(table)
 
 
 def from_torch(exported_program, name: str = "main") -> Module:

@@ -13,7 +13,8 @@ map is composed with the consumer's map of the fused operand.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg
+
+from ..linalg_ops import linalg
 
 __all__ = ["is_elementwise_producer", "merge_into"]
 

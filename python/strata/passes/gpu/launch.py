@@ -136,7 +136,7 @@ def _new_launch(module):
 
 
 def _copies_to_linalg(root, pred):
-    from mlir.dialects import linalg
+    from ..linalg_ops import linalg
 
     n = 0
     for c in collect(root, lambda o: o.name == "memref.copy" and pred(o)):

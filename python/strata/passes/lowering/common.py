@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
+
+from ..linalg_ops import linalg
 
 DYN = ir.ShapedType.get_dynamic_size()
 

@@ -15,8 +15,9 @@ f16/bf16 accumulate in f32 and round once at the end.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg
+from mlir.dialects import arith
 
+from ..linalg_ops import linalg
 from .common import (
     DYN,
     affine_map,

@@ -29,8 +29,9 @@ import math
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
+from ..linalg_ops import linalg
 from .common import (
     DYN,
     LoweringError,

@@ -15,8 +15,9 @@ linalg.generic. f16/bf16 are extended to f32 first and rounded at the end.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, math
+from mlir.dialects import arith, math
 
+from ..linalg_ops import linalg
 from .common import (
     affine_map,
     d,

@@ -25,8 +25,9 @@
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
+from ..linalg_ops import linalg
 from .common import (
     DYN,
     LoweringError,

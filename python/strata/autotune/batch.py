@@ -1,0 +1,235 @@
+"""strata.compile_many: compile many (function, arguments) variants at once, on Ray or here.
+
+    results = strata.compile_many([(mlp, (x, w1, w2)), (mlp, (x2, w1, w2)), (attn, specs)],
+                                  executor="ray")
+
+Each item is a function and its arguments (numpy arrays, or ``strata.TensorSpec``
+for an argument known only by shape and dtype). Each is built by one task: on
+``executor="ray"`` a Ray task (on any node of the cluster), on ``"local"`` this
+process, one after the other. A task compiles the variant as ``strata.jit`` would,
+into a fresh cache folder of its own, and sends the entry back as files (the Redis
+cache's framing, runtime/remote_cache.py ``pack``). The driver validates each entry
+exactly as a shared-cache entry is validated (checksums, format, key, and this
+process's CPU, features, versions and strata source: an entry built on a node of
+another CPU type is rejected) and installs it into the local disk cache, then
+publishes it to Redis when ``STRATA_REMOTE_CACHE`` is set. Later calls of
+``strata.jit(fn)(*args)`` in any process sharing the cache load it without compiling.
+
+The tuning record's tiles are read once, by the driver, and every task compiles
+with them (a node has no record of its own): a tuned variant is built tuned.
+
+A task whose worker dies (killed, out of memory, node lost) is run again by Ray,
+up to ``max_retries`` times; an error raised by strata is not retried and is
+reported for its item. ``fallback=True`` compiles here the items whose entry did
+not come back or was rejected.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["compile_many", "BatchResult"]
+
+
+@dataclass
+class BatchResult:
+    """One item's outcome: ``ok`` when its variant is now in the local cache."""
+
+    index: int
+    ok: bool
+    keys: list[str]          # the cache entries the item's task built
+    seconds: float           # the task's compile time
+    where: str               # "local", a Ray node id, or "fallback"
+    error: str | None = None
+
+
+def _arrays(args) -> tuple:
+    from ..frontend.tensor import TensorSpec
+
+    out = []
+    for a in args:
+        if isinstance(a, TensorSpec):
+            if any(d is None for d in a.shape):
+                from ..errors import StrataError
+
+                raise StrataError(f"compile_many: {a} has a dynamic dim; give static shapes",
+                                  location="<strata.compile_many>")
+            out.append(np.zeros(a.shape, np.dtype(_NUMPY.get(a.dtype, a.dtype))))
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+_NUMPY = {"f32": "float32", "f64": "float64", "f16": "float16", "i32": "int32",
+          "i64": "int64", "i8": "int8", "i1": "bool"}
+
+
+def build_entries(fn, args, options: dict, tuned: str) -> dict:
+    """Compiles ``fn(*args)`` into a fresh cache folder and returns its entries:
+    ``{"entries": {key: packed files}, "seconds": compile time}`` (a task's body)."""
+    import shutil
+    import tempfile
+
+    from ..runtime import cache
+    from ..runtime.api import JitFunction
+    from ..runtime.remote_cache import pack
+    from ..runtime.tuning_record import forced
+
+    root = tempfile.mkdtemp(prefix="strata-batch-")
+    saved = {k: os.environ.get(k) for k in ("STRATA_CACHE_DIR", "STRATA_REMOTE_CACHE")}
+    os.environ["STRATA_CACHE_DIR"] = root
+    os.environ.pop("STRATA_REMOTE_CACHE", None)  # the driver publishes what it accepts
+    try:
+        start = time.perf_counter()
+        with forced(tuned):
+            f = JitFunction(fn, **options)
+            f._compile(args, f.signature_of(args))
+        seconds = time.perf_counter() - start
+        entries = {}
+        for key in sorted(os.listdir(root)):
+            folder = os.path.join(root, key)
+            if os.path.isdir(folder) and not key.startswith("."):
+                entries[key] = pack(folder, cache.FILES + (cache.MANIFEST,))
+        return {"entries": entries, "seconds": seconds}
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _build_task(fn, args, options, tuned):
+    import ray
+
+    out = build_entries(fn, args, options, tuned)
+    out["node"] = ray.get_runtime_context().get_node_id()
+    return out
+
+
+def install(key: str, blob: bytes) -> None:
+    """Validates a packed entry for this process's target and installs it into the local
+    cache (then publishes it when a shared cache is set); ValueError when rejected."""
+    import shutil
+    import tempfile
+
+    from ..runtime import cache
+    from ..runtime.remote_cache import _validate, unpack
+
+    try:
+        files = unpack(blob)
+        _validate(key, files)
+    except (TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
+        raise ValueError(str(e) or type(e).__name__) from None
+    root = cache.cache_dir()
+    final = os.path.join(root, key)
+    cache._make_root(root)
+    tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
+    try:
+        for name, data in files.items():
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
+        os.replace(tmp, final)
+    except OSError:  # already there (another process installed it first)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not os.path.isdir(final):
+            raise
+    remote = cache._remote()
+    if remote is not None:
+        remote.publish(key, final, cache.FILES + (cache.MANIFEST,))
+
+
+def compile_many(items, *, executor: str = "local", threads: int | None = None,
+                 blas: str = "auto", fusion: bool = True, opt_level: int = 3,
+                 fallback: bool = True, ray_options: dict | None = None) -> list[BatchResult]:
+    """Compiles every ``(fn, args)`` of ``items`` into the local cache (see the module's
+    docstring); one :class:`BatchResult` per item, in order."""
+    from ..errors import StrataError
+    from ..runtime.api import _blas, _threads
+    from ..runtime.tuning_record import tuned_text
+
+    if executor not in ("local", "ray"):
+        raise StrataError(f"unknown executor '{executor}' (executors: local, ray)",
+                          location="<strata.compile_many>")
+    items = [(getattr(fn, "fn", fn), _arrays(args)) for fn, args in items]
+    threads = _threads(threads)
+    options = {"threads": threads, "blas": _blas(blas), "fusion": fusion,
+               "opt_level": opt_level}
+    tuned = tuned_text(threads)
+    if executor == "ray":
+        outcomes = _on_ray(items, options, tuned, ray_options)
+    else:
+        outcomes = []
+        for fn, args in items:
+            try:
+                outcomes.append({**build_entries(fn, args, options, tuned), "node": "local"})
+            except StrataError as e:
+                outcomes.append({"error": str(e)})
+    results = []
+    for i, ((fn, args), out) in enumerate(zip(items, outcomes, strict=True)):
+        error = out.get("error")
+        keys = sorted(out.get("entries", {}))
+        for key, blob in out.get("entries", {}).items():
+            try:
+                install(key, blob)
+            except (ValueError, OSError) as e:
+                error = f"entry {key} rejected: {e}"
+        # the proof: this process's own jit now finds the variant in its cache
+        ok = error is None and bool(keys) and _cached_here(fn, args, options)
+        if error is None and not ok:
+            error = "its entries are not the ones this process looks up (other STRATA_ knobs?)"
+        where = out.get("node", "?")
+        if not ok and fallback:
+            start = time.perf_counter()
+            try:
+                build_here(fn, args, options, tuned)
+                ok, where = True, "fallback"
+            except StrataError as e:
+                error = f"{error}; here too: {e}"
+            results.append(BatchResult(i, ok, keys, time.perf_counter() - start, where, error))
+            continue
+        results.append(BatchResult(i, ok, keys, out.get("seconds", 0.0), where, error))
+    return results
+
+
+def _cached_here(fn, args, options) -> bool:
+    from ..runtime.api import JitFunction
+
+    return JitFunction(fn, **options)._from_disk(args) is not None
+
+
+def build_here(fn, args, options, tuned) -> None:
+    """Compiles ``fn(*args)`` in this process, straight into the local cache."""
+    from ..runtime.api import JitFunction
+    from ..runtime.tuning_record import forced
+
+    with forced(tuned):
+        f = JitFunction(fn, **options)
+        f._compile(args, f.signature_of(args))
+
+
+def _on_ray(items, options, tuned, ray_options) -> list[dict]:
+    from ..errors import StrataError
+
+    try:
+        import ray
+    except ImportError:
+        raise StrataError("executor='ray' needs Ray: pip install 'strata[cluster]'",
+                          location="<strata.compile_many>") from None
+    if not ray.is_initialized():
+        ray.init(log_to_driver=False)
+    task = ray.remote(_build_task).options(
+        **{"num_cpus": 1, "max_retries": 3, "retry_exceptions": False, **(ray_options or {})})
+    refs = [task.remote(fn, args, options, tuned) for fn, args in items]
+    out = []
+    for ref in refs:
+        try:
+            out.append(ray.get(ref))
+        except ray.exceptions.RayError as e:
+            out.append({"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1]}"})
+    return out
