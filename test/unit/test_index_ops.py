@@ -110,6 +110,7 @@ def test_negative_step_on_a_dynamic_dim_is_a_located_error():
     with pytest.raises(strata.StrataError, match="negative slice step on dynamic dim 0") as e:
         f.args[0][::-1]
     assert "test_index_ops.py" in str(e.value)
+    f.ret(f.args[0])  # no function left open for later tests
 
 
 # --- pad -------------------------------------------------------------------------------------
