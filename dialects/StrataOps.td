@@ -427,3 +427,66 @@ def Strata_CastOp : Strata_Op<"cast"> {
   let arguments = (ins AnyRankedTensor:$input);
   let results = (outs AnyRankedTensor:$result);
 }
+
+//===----------------------------------------------------------------------===//
+// Scans, reversal, padding and scatter
+//===----------------------------------------------------------------------===//
+
+def Strata_CumsumOp : Strata_Op<"cumsum"> {
+  let summary = "running sum along an axis, numpy's `cumsum(input, axis)`";
+  let description = [{
+    `result[..., k, ...] = input[..., 0, ...] + ... + input[..., k, ...]` along
+    `axis`; the result has the input's shape and element type (f32, f16, bf16 or
+    i32). f16 and bf16 accumulate in f32 and round each partial sum back; i32
+    wraps around on overflow.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_ReverseOp : Strata_Op<"reverse"> {
+  let summary = "reverse the order of elements along axes, numpy's `flip(input, axes)`";
+  let description = [{
+    `result[..., i, ...] = input[..., n - 1 - i, ...]` along each of `axes`
+    (distinct, in `[-rank, rank)`); shape and element type are the input's.
+    The Python front end also builds negative-step slices (`x[::-1]`,
+    `x[5:1:-2]`) from it.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_PadOp : Strata_Op<"pad"> {
+  let summary = "pad with a constant, numpy's `pad(input, pad_width, constant_values)`";
+  let description = [{
+    Adds `low[i]` elements before and `high[i]` elements after dim `i` (both
+    `>= 0`, one entry per dim), each holding `pad_value` (default 0; an integral
+    value for i32). `result.shape[i] = low[i] + input.shape[i] + high[i]`. The
+    Python front end crops for negative widths (PyTorch's `F.pad`) with a slice.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high,
+                       DefaultValuedAttr<F64Attr, "0.0">:$pad_value);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+class Strata_ScatterBaseOp<string mnemonic, string what> : Strata_Op<mnemonic> {
+  let summary = what # " along an axis, PyTorch's `" # mnemonic # "(input, axis, indices, updates)`";
+  let description = [{
+    `indices` (i32) and `updates` (the input's element type) have one shape, of
+    the input's rank, no larger than the input's in dims other than `axis`. The
+    result is a copy of `input` in which, for every position `p` of `indices`,
+    the element at `p` with coordinate `axis` replaced by `indices[p]` }] # what #
+    [{. A negative index counts from the end of the axis; an index still out of
+    range is skipped (its update is dropped), so the op never writes out of
+    bounds; constant indices out of range are an error of the front end. Updates
+    are applied in row-major order of `p`: for `scatter` the last of several
+    updates to one element wins (PyTorch leaves that order undefined).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$indices,
+                       AnyRankedTensor:$updates, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_ScatterOp : Strata_ScatterBaseOp<"scatter", " is replaced by `updates[p]`">;
+def Strata_ScatterAddOp : Strata_ScatterBaseOp<"scatter_add", " gets `updates[p]` added">;

@@ -28,8 +28,11 @@ _OPS = [
     "sign", "take", "argmax", "argmin", "logical_and", "logical_or", "logical_xor",
     "logical_not",
 ]
+# cumsum, flip, pad, scatter: frontend/index_ops.py
+_INDEX_OPS = ["cumsum", "flip", "pad", "scatter", "scatter_add", "index_put"]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},
+    **{name: "strata.frontend.index_ops" for name in _INDEX_OPS},
     "Tensor": "strata.frontend.tensor",
     "TensorSpec": "strata.frontend.tensor",
     "Module": "strata.frontend.module",

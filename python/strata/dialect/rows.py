@@ -194,6 +194,18 @@ def _follow(op, axes):
         if starts[a] != 0 or steps[a] != 1 or shape_of(op.results[0].type)[0][a] is not None:
             raise _NotRows("a slice of the batch dim")
         return a
+    if family == "cumsum":
+        if _norm_axis(attrs("axis"), rank) == a:
+            raise _NotRows("a cumsum along the batch dim")
+        return a
+    if family == "reverse":
+        if a in {_norm_axis(x, rank) for x in attrs("axes")}:
+            raise _NotRows("a reverse of the batch dim")
+        return a
+    if family == "pad":
+        if attrs("low")[a] or attrs("high")[a]:
+            raise _NotRows("a pad of the batch dim")
+        return a
     if family in ("conv2d", "pool"):
         if a != 0:
             raise _NotRows(f"strata.{kind} over a batch dim other than N")

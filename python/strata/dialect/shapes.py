@@ -16,7 +16,8 @@ __all__ = [
     "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
     "transpose", "broadcast_to", "concat", "slice_", "gather",
-    "arg_reduce", "conv2d", "pool2d", "cast", "conv_transpose2d",
+    "arg_reduce", "conv2d", "pool2d", "cast", "conv_transpose2d", "cumsum", "reverse", "pad",
+    "scatter",
     "normalize_axis", "RULES",
 ]
 
@@ -292,6 +293,67 @@ def gather(shape: Shape, index_shape: Shape, dtype: str, index_dtype: str, axis:
     return tuple(shape[:ax]) + tuple(index_shape) + tuple(shape[ax + 1:]), dtype
 
 
+def cumsum(shape: Shape, dtype: str, axis: int):
+    """numpy ``cumsum(input, axis)``: the input's shape and element type."""
+    _check_dtype("cumsum", dtype, DTYPES, "input")
+    normalize_axis("cumsum", axis, len(shape))
+    return tuple(shape), dtype
+
+
+def reverse(shape: Shape, dtype: str, axes: Sequence[int]):
+    """numpy ``flip(input, axes)``: the input's shape and element type."""
+    _check_dtype("reverse", dtype, DTYPES, "input")
+    seen = set()
+    for a in axes:
+        ax = normalize_axis("reverse", a, len(shape))
+        if ax in seen:
+            raise ShapeError(f"reverse: axis {ax} is repeated in {list(axes)}")
+        seen.add(ax)
+    return tuple(shape), dtype
+
+
+def pad(shape: Shape, dtype: str, low: Sequence[int], high: Sequence[int], value: float):
+    """numpy ``pad(input, pad_width, constant_values=value)`` with widths >= 0."""
+    _check_dtype("pad", dtype, DTYPES, "input")
+    rank = len(shape)
+    for name, v in (("low", low), ("high", high)):
+        if len(v) != rank:
+            raise ShapeError(f"pad: {name} has {len(v)} entries for a rank-{rank} input")
+        if any(w < 0 for w in v):
+            raise ShapeError(f"pad: {name} widths must be >= 0, got {list(v)}")
+    if dtype == "i32" and not (float(value).is_integer() and -2**31 <= value < 2**31):
+        raise ShapeError(f"pad: pad_value {value} is not an i32 value")
+    return tuple(None if d is None else lo + d + hi
+                 for d, lo, hi in zip(shape, low, high, strict=True)), dtype
+
+
+def scatter(op: str, shape: Shape, index_shape: Shape, update_shape: Shape,
+            dtypes: Sequence[str], axis: int):
+    """PyTorch ``scatter(input, axis, indices, updates)`` (and ``scatter_add``): indices
+    and updates of one shape, of the input's rank, within the input's other dims."""
+    dtype, index_dtype, update_dtype = dtypes
+    _check_dtype(op, dtype, DTYPES, "input")
+    if index_dtype != "i32":
+        raise ShapeError(f"{op}: indices element type {index_dtype} is not supported "
+                         "(expected i32)")
+    if update_dtype != dtype:
+        raise ShapeError(f"{op}: updates element type {update_dtype} differs from the "
+                         f"input's {dtype}")
+    ax = normalize_axis(op, axis, len(shape))
+    if len(index_shape) != len(shape):
+        raise ShapeError(f"{op}: indices {fmt_shape(index_shape)} must have the input's rank "
+                         f"{len(shape)}")
+    if len(update_shape) != len(index_shape) or not all(
+            _dims_equal(a, b) for a, b in zip(index_shape, update_shape, strict=True)):
+        raise ShapeError(f"{op}: indices {fmt_shape(index_shape)} and updates "
+                         f"{fmt_shape(update_shape)} differ in shape")
+    for i, (d, k) in enumerate(zip(shape, index_shape, strict=True)):
+        if i != ax and d is not None and k is not None and k > d:
+            raise ShapeError(f"{op}: indices {fmt_shape(index_shape)} are larger than the "
+                             f"input {fmt_shape(shape)} in dim {i}")
+    return tuple(shape), dtype
+
+
 def _pair(op, name, v, n):
     if len(v) != n:
         raise ShapeError(f"{op}: {name} needs {n} values, got {len(v)}")
@@ -446,4 +508,6 @@ RULES = {
     "gather": "gather", "argmax": "arg_reduce", "argmin": "arg_reduce",
     "conv_transpose2d": "conv_transpose2d",
     "constant": "constant", "cast": "cast",
+    "cumsum": "cumsum", "reverse": "reverse", "pad": "pad", "scatter": "scatter",
+    "scatter_add": "scatter",
 }

@@ -29,11 +29,12 @@ DEFAULTS = {
     "epsilon": ("float", 1e-5),
     "approximate": ("str", "none"),
     "groups": ("int", 1),
+    "pad_value": ("float", 0.0),
 }
 KINDS = {
     "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
     "steps": "i64s", "strides": "i64s", "padding": "i64s", "dilations": "i64s",
-    "kernel": "i64s", "predicate": "str", "layout": "str",
+    "kernel": "i64s", "predicate": "str", "layout": "str", "low": "i64s", "high": "i64s",
     "output_padding": "i64s",
 }
 
@@ -126,6 +127,15 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
     if family == "conv2d":
         return S.conv2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
                         a("padding"), a("dilations"), a("layout"), a("groups"))
+    if family == "cumsum":
+        return S.cumsum(ops[0].shape, ops[0].dtype, a("axis"))
+    if family == "reverse":
+        return S.reverse(ops[0].shape, ops[0].dtype, a("axes"))
+    if family == "pad":
+        return S.pad(ops[0].shape, ops[0].dtype, a("low"), a("high"), a("pad_value"))
+    if family == "scatter":
+        return S.scatter(name, ops[0].shape, ops[1].shape, ops[2].shape,
+                         [o.dtype for o in ops], a("axis"))
     if family == "conv_transpose2d":
         return S.conv_transpose2d(ops[0].shape, ops[1].shape, [o.dtype for o in ops],
                                   a("strides"), a("padding"), a("output_padding"),
@@ -164,6 +174,8 @@ def verify_op(op: ir.Operation) -> str | None:
         if name == "concat" and len(op.operands) == 0:
             raise S.ShapeError("concat: needs at least one input")
         shape, dtype = infer(name, _operands(op), OpAttrs(op), op.results[0].type)
+        if S.RULES.get(name) == "scatter":
+            _check_constant_indices(op, name)
         if dtype != declared[1] or not _compatible(shape, declared[0]):
             raise S.ShapeError(
                 f"{name}: result type {op.results[0].type} does not match the inferred "
@@ -172,6 +184,28 @@ def verify_op(op: ir.Operation) -> str | None:
         msg = str(e)
         return msg if msg.startswith(name + ":") else f"{name}: {msg}"
     return None
+
+
+def _check_constant_indices(op: ir.Operation, name: str) -> None:
+    """A scatter's indices given by a strata.constant must lie within the axis (runtime
+    indices out of range are skipped; constant ones are a mistake in the program)."""
+    from mlir import ir
+
+    owner = op.operands[1].owner
+    owner = getattr(owner, "operation", owner)  # an OpView, or a block (an argument)
+    if not isinstance(owner, ir.Operation) or owner.name != "strata.constant":
+        return
+    shape = shape_of(op.operands[0].type)[0]
+    axis = S.normalize_axis(name, OpAttrs(op).get("axis"), len(shape))
+    size = shape[axis]
+    if size is None:
+        return
+    values = ir.DenseIntElementsAttr(owner.attributes["value"])
+    for v in (values[i] for i in range(len(values))) if not values.is_splat else \
+            [values.get_splat_value().value]:
+        if not -size <= v < size:
+            raise S.ShapeError(f"{name}: index {v} is out of range for axis {axis} of size "
+                               f"{size}")
 
 
 def verify_module(module_op: ir.Operation) -> list[tuple[ir.Operation, str]]:

@@ -592,8 +592,18 @@ def _index_entry(item, size, dim):
         i = i + size if i < 0 else i
         return i, i + 1, 1, False
     if isinstance(item, builtins.slice):
-        if item.step is not None and item.step < 1:
-            raise S.ShapeError(f"slice step {item.step} is not supported (steps must be >= 1)")
+        if item.step == 0:
+            raise S.ShapeError("slice step cannot be zero")
+        if item.step is not None and item.step < 0:  # read from the reversed dim
+            if size is None:
+                raise S.ShapeError(f"a negative slice step on dynamic dim {dim} is not "
+                                   "supported")
+            lo, hi, st = item.indices(size)
+            n = len(range(lo, hi, st))
+            if n <= 1:  # nothing to reverse: [lo] or nothing
+                return (lo, lo + 1, 1, True) if n else (0, 0, 1, True)
+            start = size - 1 - lo  # in the reversed dim; the negative step says so
+            return start, start + (n - 1) * -st + 1, st, True
         if size is None:
             if item.stop is None or (item.start or 0) < 0 or item.stop < 0:
                 raise S.ShapeError(f"slicing dynamic dim {dim} needs explicit non-negative bounds")
@@ -606,7 +616,8 @@ def _index_entry(item, size, dim):
 
 @_user_errors
 def getitem(x, index):
-    """numpy basic indexing: ints, slices (step >= 1), ``None`` and ``...``."""
+    """numpy basic indexing: ints, slices (negative steps read a reversed dim), ``None``
+    and ``...``."""
     scope, (x,) = _as_tensors(x)
     if not isinstance(index, tuple):
         index = (index,)
@@ -621,19 +632,24 @@ def getitem(x, index):
         index = index[:at] + fill + index[at + 1:]
     else:
         index = index + fill
-    starts, limits, steps, out_shape = [], [], [], []
+    starts, limits, steps, out_shape, flipped = [], [], [], [], []
     dim = 0
     for item in index:
         if item is None:
             out_shape.append(1)
             continue
         lo, hi, st, keep = _index_entry(item, x.shape[dim], dim)
+        if st < 0:  # a negative step: a positive one on the reversed dim
+            flipped.append(dim)
+            st = -st
         starts.append(lo)
         limits.append(hi)
         steps.append(st)
         if keep:
             out_shape.append(-(-(hi - lo) // st))
         dim += 1
+    if flipped:  # dims read backwards (two or more elements) are reversed first
+        x = _emit(scope, strata.ReverseOp, x, flipped)
     y = x
     if any(lo != 0 or st != 1 or x.shape[d] != hi
            for d, (lo, hi, st) in enumerate(zip(starts, limits, steps, strict=True))):

@@ -43,12 +43,14 @@ ATTRIBUTES = {
     "max_pool2d": ("kernel", "strides", "padding", "layout"),
     "avg_pool2d": ("kernel", "strides", "padding", "layout"),
     "reshape": ("shape",), "broadcast_to": ("shape",), "cast": ("dtype",),
+    "cumsum": ("axis",), "reverse": ("axes",), "pad": ("low", "high"),
+    "scatter": ("axis",), "scatter_add": ("axis",),
     "conv_transpose2d": ("strides", "padding", "output_padding", "dilations", "layout"),
 }
 
 # The attributes' defaults (the ODS ones, as dialect/verifier.py reads them).
 _DEFAULTS = {"keepdims": False, "axis": -1, "epsilon": 1e-5, "approximate": "none",
-             "groups": 1}
+             "groups": 1, "pad_value": 0.0}
 
 
 class OpRef:

@@ -29,7 +29,15 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .base import Pass, collect_ops
-from .lowering import booleans, contraction, conv, elementwise, reduction, shape_ops
+from .lowering import (
+    booleans,
+    contraction,
+    conv,
+    elementwise,
+    index_ops,
+    reduction,
+    shape_ops,
+)
 from .lowering.common import LoweringError
 from .lowering.conv_transpose import lower_conv_transpose2d
 
@@ -65,6 +73,12 @@ _TABLE = {
     "conv2d": conv.lower_conv2d,
     "max_pool2d": lambda op: conv.lower_pool(op, "max_pool2d"),
     "avg_pool2d": lambda op: conv.lower_pool(op, "avg_pool2d"),
+    # issue 14 part A: lowering/index_ops.py
+    "cumsum": index_ops.lower_cumsum,
+    "reverse": index_ops.lower_reverse,
+    "pad": index_ops.lower_pad,
+    "scatter": lambda op: index_ops.lower_scatter(op, accumulate=False),
+    "scatter_add": lambda op: index_ops.lower_scatter(op, accumulate=True),
     "conv_transpose2d": lower_conv_transpose2d,  # issue 14, part B (opsb)
 }
 

@@ -20,6 +20,7 @@ import os
 import numpy as np
 import torch
 
+from ..frontend import index_ops as I
 from ..frontend import ops as S
 from ..frontend.tensor import Tensor
 
@@ -497,6 +498,64 @@ def _adaptive_avg_pool(node, self, output_size):
     return S.mean(self, axis=[2, 3], keepdims=True)
 
 
+# --- scans, reversal, padding, scatter (frontend/index_ops.py) ------------------------------
+
+
+def _cumsum(node, self, dim):
+    return I.cumsum(_cast_to(self, _out_dtype(node)), axis=dim)
+
+
+def _flip(node, self, dims):
+    return I.flip(self, axis=list(dims)) if len(dims) else self
+
+
+def _constant_pad_nd(node, self, pad, value=0):
+    """``pad`` lists (before, after) pairs from the last dim backwards; negative crops."""
+    widths = [(0, 0)] * self.ndim
+    for i in range(len(pad) // 2):
+        widths[self.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    return I.pad(self, widths, value=float(value))
+
+
+def _scatter(node, self, dim, index, src=None, value=None, reduce=None):
+    if src is None:  # scatter.value: one number for every index
+        src = S.broadcast_to(S.constant(np.array(_scalar(value), _np(node)), self.dtype),
+                             list(index.shape))
+    return I.scatter(self, index, _cast_to(src, self.dtype), axis=dim)
+
+
+def _scatter_add(node, self, dim, index, src):
+    return I.scatter_add(self, index, _cast_to(src, self.dtype), axis=dim)
+
+
+def _index_put(node, self, indices, values, accumulate=False):
+    return I.index_put(self, indices[0], _cast_to(values, self.dtype), accumulate=accumulate)
+
+
+_INDEX_CONVERTERS = {
+    "cumsum": _cumsum, "flip": _flip, "constant_pad_nd": _constant_pad_nd,
+    "scatter": _scatter, "scatter_add": _scatter_add, "index_put": _index_put,
+}
+
+
+def _index_unsupported(name, args) -> str | None:
+    """Why one of the converters above cannot take a node's arguments (None: it can)."""
+    if name == "scatter" and args.get("reduce") is not None:
+        return "aten.scatter: reduce= has no strata op"
+    if name in ("scatter", "scatter_add"):
+        index, src = args["index"].meta["val"], args.get("src")
+        src = src.meta["val"] if isinstance(src, torch.fx.Node) else None
+        if src is not None and any(s < k for s, k in zip(src.shape, index.shape, strict=False)):
+            return f"aten.{name}: src smaller than index"
+    if name == "index_put":
+        indices = args["indices"]
+        if len(indices) != 1 or indices[0] is None:
+            return "aten.index_put: only one index tensor, on the first dim"
+        if indices[0].meta["val"].dtype == torch.bool:
+            return "aten.index_put: boolean mask indices"
+    return None
+
+
 # --- issue 14, part B (opsb): einsum, transposed convolution -----------------------------------
 
 
@@ -544,6 +603,7 @@ CONVERTERS = {
     "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
+    **_INDEX_CONVERTERS,
     "einsum": _einsum,
 }
 
@@ -619,6 +679,9 @@ def unsupported(node) -> str | None:
     if name in ("_adaptive_avg_pool2d", "adaptive_avg_pool2d"):
         if list(node.meta["val"].shape[2:]) != [1, 1]:
             return f"aten.{name}: output size other than 1x1"
+    why = _index_unsupported(name, args)
+    if why:
+        return why
     if name == "round" and args.get("decimals"):
         return "aten.round: decimals other than 0"
     if name == "div" and args.get("rounding_mode") == "trunc":
