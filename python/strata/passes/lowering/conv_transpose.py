@@ -25,8 +25,9 @@ become conv2d's ``[KH, KW, C/G, F]``. f16/bf16 accumulate in f32, as conv2d does
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
+from ..linalg_ops import linalg
 from .common import (
     LoweringError,
     collapse,

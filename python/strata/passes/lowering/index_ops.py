@@ -29,8 +29,9 @@
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, scf, tensor
+from mlir.dialects import arith, scf, tensor
 
+from ..linalg_ops import linalg
 from .common import (
     compute_type,
     convert,
