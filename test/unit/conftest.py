@@ -25,3 +25,17 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    """Each test starts with Dynamo's caches empty. Dynamo keys its frame cache and its
+    automatic-dynamic memory by code object, which every ``torch.compile``d module shares
+    (``Module._call_impl``), so a model compiled by an earlier test with other input
+    sizes would make this test's graph symbolic (and strata's backend run it eagerly)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch._dynamo.reset()
+    yield
