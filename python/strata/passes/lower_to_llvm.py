@@ -1,6 +1,7 @@
 """strata-lower-to-llvm: buffers, loops, vectors, arith and math to the LLVM dialect.
 
-A named pipeline of upstream passes. With ``threads`` > 1 it starts with the
+A named pipeline of upstream passes. It starts with strata-nontemporal-stores
+(write-only outputs of ``nontemporal-bytes`` or more get non-temporal stores). With ``threads`` > 1 it starts with the
 threading passes: each ``scf.forall`` (made by strata-vectorize) is made
 one-dim (strata-flatten-forall: MLIR's async-parallel-for splits multi-dim
 loops with static inner trip counts wrongly), becomes an ``scf.parallel`` and
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 from .base import PassPipeline, option, threads_option
 from .flatten_forall import FlattenForallPass
+from .nontemporal_stores import NontemporalStoresPass
 from .strided_copies import StridedCopiesPass
 from .vectorize import LowerVectorsPass
 
@@ -46,8 +48,13 @@ class LowerToLLVMPass(PassPipeline):
     reassociate_fp_reductions: bool = option(
         True, help="Let LLVM reassociate floating-point vector reductions")
     threads: int = threads_option()
+    nontemporal_bytes: int = option(
+        16 << 20, min=0, help="Fewest bytes of a write-only output streamed with non-temporal "
+        "stores (strata-nontemporal-stores; 0: never)")
 
     def build(self, p) -> None:
+        if self.nontemporal_bytes:
+            p.add(NontemporalStoresPass(min_bytes=self.nontemporal_bytes))
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""
         parallel = ""
         if self.threads > 1:

@@ -22,6 +22,7 @@ from ..passes.gpu.launch import GpuLaunchPass
 from ..passes.gpu.map import GpuMapPass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
+from ..passes.nontemporal_stores import NontemporalStoresPass
 from ..passes.parallelize import ParallelizePass
 from ..passes.row_blocks import RowBlocksPass
 from ..passes.row_fuse import RowFusePass
@@ -45,7 +46,7 @@ PASSES: dict[str, type[Options]] = {cls.name: cls for cls in (
     BufferizePass, UniqueResultsPass, WorkspacePass, BlasPass, FlattenForallPass,
     LowerToLLVMPass, CheckLevelPass, StridedCopiesPass, CpuPipeline, GpuMapPass, GpuLaunchPass,
     GpuHostPass, GpuPipeline, RowKernelsPass, RowFusePass, RowBlocksPass,
-    VectorizeDepthwisePass)}
+    VectorizeDepthwisePass, NontemporalStoresPass)}
 
 
 def is_strata_pass(name: str) -> bool:
