@@ -11,7 +11,8 @@ is better left in cache for whoever reads it next).
 
 This pass works on the bufferized level, before the threading passes. A
 function argument qualifies (``min-bytes`` or larger, static shape, identity
-layout) when every use of it, through ``memref.subview`` views, is the
+layout) when every use of it, through ``memref.subview`` views (and one
+``collapse_shape``/``expand_shape`` of the whole buffer), is the
 destination of a full (in-bounds, unmasked) 1-D ``vector.transfer_write`` (a
 ``vector<1x..x1xN>`` counts as 1-D). ``vmovntps`` needs an address aligned to
 the vector (64 bytes for a zmm store); each write's offset from the argument's
@@ -54,7 +55,8 @@ from .base import Pass, collect_ops, option
 __all__ = ["NontemporalStoresPass", "NT_ALIGNMENT"]
 
 NT_ALIGNMENT = 64  # bytes: the widest vector store (zmm), and a cache line
-_VIEWS = ("memref.subview",)
+_VIEWS = ("memref.subview", "memref.collapse_shape", "memref.expand_shape")
+_RESHAPES = _VIEWS[1:]
 
 
 def _owner(value):
@@ -169,9 +171,15 @@ def _base_offset(dest, indices):
                 const=offsets[k])
             new.append(off.plus(lin[k].scaled(strides[k])))
         lin, dest = new, src
+    t = ir.MemRefType(dest.type)
+    op = _owner(dest)
+    if op is not None and op.name in _RESHAPES:
+        # a reshape of a contiguous buffer into another: the same row-major offsets
+        if not (_identity_layout(t) and _identity_layout(ir.MemRefType(op.operands[0].type))):
+            return None
+        dest = op.operands[0]
     if not isinstance(dest, ir.BlockArgument):
         return None
-    t = ir.MemRefType(dest.type)
     total, stride = _Linear(), 1
     for k in range(t.rank - 1, -1, -1):
         total = total.plus(lin[k].scaled(stride))
@@ -210,8 +218,7 @@ def _leaf_uses(value, out) -> bool:
         if user.name in _VIEWS and use.operand_number == 0:
             if not _leaf_uses(user.results[0], out):
                 return False
-        elif user.name.startswith("memref.") and user.name.endswith(("_shape", "cast",
-                                                                      "reinterpret_cast")):
+        elif user.name.startswith("memref.") and user.name.endswith(("_shape", "cast")):
             return False
         else:
             out.append((user, use.operand_number))
