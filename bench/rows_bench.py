@@ -32,7 +32,8 @@ CHAIN = (4096, 4096)  # 16M f32
 WORKS = ["softmax", "log_softmax", "layer_norm", "rms_norm", "chain"]
 # also: "axpb" (x * 1.5 + 0.25 on 16M f32: the plainest memory-bound elementwise op)
 SYSTEMS = ["copy", "strata", "strata1", "torch", "torch.compile"]
-# also: "strata-plain" (2 threads, non-temporal stores off: strata-nontemporal-stores skipped)
+# also: "strata-plain" (2 threads, as before non-temporal stores: strata-nontemporal-stores
+# skipped, and softmax's exponentials written and read back, RowKernelsPass stream-bytes=0)
 
 
 def _inputs(work):
@@ -132,7 +133,10 @@ def run_one(system, work, repeat):
                 os.environ.get("STRATA_CACHE_DIR") or os.path.expanduser("~/.cache/strata"),
                 "plain-stores")
             from strata.passes.nontemporal_stores import NontemporalStoresPass
+            from strata.pipelines import levels
             NontemporalStoresPass.run = lambda self, module: None
+            real = levels.RowKernelsPass  # and softmax writes its exponentials, reads them back
+            levels.RowKernelsPass = lambda **kw: real(stream_bytes=0, **kw)
         jitted = _strata_fn(work, 1 if system == "strata1" else None)
 
         def fn(*a):

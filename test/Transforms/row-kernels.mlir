@@ -2,6 +2,7 @@
 // RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 threads=2 parallel-elements=1' | FileCheck %s --check-prefix=PAR
 // RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 online-bytes=4' | FileCheck %s --check-prefix=ONLINE
 // RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 fuse=false' | FileCheck %s --check-prefix=NOFUSE
+// RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 stream-bytes=1' | FileCheck %s --check-prefix=STREAM
 // RUN: not strata-opt %s '--strata-row-kernels=unroll=0' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: error: strata-row-kernels: option 'unroll' must be at least 1, got 0
@@ -46,6 +47,23 @@
 // PAR: scf.forall.in_parallel
 // PAR-NEXT: tensor.parallel_insert_slice %{{.+}} into %[[O]][%[[I]], 0] [1, 17] [1, 1]
 // PAR: return %[[R]]
+// stream-bytes: an output that large is written once (for non-temporal stores): the
+// exp-and-sum sweep carries only the sum (no write), the last sweep computes the
+// exponentials again (marked <= 0 for the cheaper expansion) and writes them scaled.
+// STREAM-LABEL: func.func @softmax
+// STREAM: vector.reduction <maximumf>
+// STREAM: %[[MAXV:.+]] = vector.broadcast %{{.+}} : f32 to vector<16xf32>
+// STREAM: %[[S:.+]] = scf.for {{.*}} -> (vector<16xf32>) {
+// STREAM: %[[D:.+]] = arith.subf %{{.+}}, %[[MAXV]] : vector<16xf32>
+// STREAM: math.exp %[[D]] {strata.nonpositive} : vector<16xf32>
+// STREAM-NOT: vector.transfer_write
+// STREAM: vector.reduction <add>
+// STREAM: %[[INVV:.+]] = vector.broadcast %{{.+}} : f32 to vector<16xf32>
+// STREAM: scf.for {{.*}} -> (tensor<1x17xf32>)
+// STREAM: %[[E:.+]] = math.exp %{{.+}} {strata.nonpositive} : vector<16xf32>
+// STREAM: %[[Y:.+]] = arith.mulf %[[E]], %[[INVV]] : vector<16xf32>
+// STREAM: vector.transfer_write %[[Y]]
+// STREAM: return
 // ONLINE-LABEL: func.func @softmax
 // ONLINE: %[[MD:.+]]:2 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // ONLINE: %[[MN:.+]] = arith.maximumf

@@ -3,8 +3,9 @@
 The pass's size limit is lowered (``min-bytes`` 64 KiB) so that small odd shapes
 take the non-temporal path; a wrapper counts the stores it rewrote, so each case
 also says whether the path ran. Row kernels (layer_norm, rms_norm, log_softmax)
-and the split elementwise chain write their outputs with it; a softmax (which
-reads its output back) and rows whose offsets are not 64-byte multiples do not.
+the split elementwise chain and a softmax past strata-row-kernels' ``stream-bytes``
+(written once) write their outputs with it; a smaller softmax (which reads its
+output back) and rows whose offsets are not 64-byte multiples do not.
 A caller's ``out=`` array that is not 64-byte aligned runs the plain copy of the
 loop (the base is tested at run time). The AVX2 width is forced by patching
 ``f32_lanes`` (vector shapes) and, in a subprocess, by ``STRATA_CPU_FEATURES=avx2``
@@ -108,6 +109,32 @@ def test_log_softmax(threads, lanes):
     assert_close(ls, log_softmax_ref(xd), "f32", reduction_length=384, ops=4,
                  magnitude=np.abs(xd) + 1, what="log_softmax")
     assert REWRITTEN
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [256, 37])
+def test_softmax_written_once(n, threads, lanes, monkeypatch):
+    """A softmax past ``stream-bytes`` computes its exponentials twice and writes its
+    output once (rows of 256: non-temporal stores; rows of 37: plain, with the masked
+    tail); edge rows keep their float64 answers."""
+    from strata.pipelines import levels
+
+    real = levels.RowKernelsPass
+    monkeypatch.setattr(levels, "RowKernelsPass", lambda **kw: real(stream_bytes=1, **kw))
+    x, _, _ = _inputs((160, n), 6)
+    x[0] = -np.inf                      # all -inf: NaN, as in float64
+    x[1, 5] = -np.inf                   # one -inf: exactly 0 there
+    x[2] = 88.0                         # exp would overflow without the max shift
+    x[3, 3] = np.nan                    # NaN propagates to the row
+    s = strata.jit(lambda x: strata.softmax(x, axis=-1), threads=threads)(x)
+    assert np.isnan(s[0]).all() and np.isnan(s[3]).all() and s[1, 5] == 0.0
+    xd = x[4:].astype(np.float64)
+    e = np.exp(xd - xd.max(-1, keepdims=True))
+    assert_close(s[4:], e / e.sum(-1, keepdims=True), "f32", reduction_length=n, ops=4)
+    assert_close(s[1:3], np.exp(x[1:3] - x[1:3].max(-1, keepdims=True)) /
+                 np.exp(x[1:3] - x[1:3].max(-1, keepdims=True)).sum(-1, keepdims=True),
+                 "f32", reduction_length=n, ops=4)
+    assert bool(REWRITTEN) == (n == 256)
 
 
 def test_chain(lanes):

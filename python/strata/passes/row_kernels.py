@@ -6,7 +6,12 @@ writes the exponentials to a temporary. This pass replaces each static f32
 ``linalg.softmax`` over the last dim with one loop over rows whose body
 computes the row with vector ops (passes/row_softmax.py): a max sweep, an
 exp-and-sum sweep that writes the exponentials to the output row, a scaling
-sweep, the last two finding the row in cache. Rows longer than
+sweep, the last two finding the row in cache. A softmax output of
+``stream-bytes`` or more (larger than the cache) is instead written once: the
+exp-and-sum sweep only sums, and the last sweep writes ``exp(x - max) / sum``
+(the exponentials computed twice, the output never read back, so that
+strata-nontemporal-stores streams it: one read and one write per element in
+memory). Rows longer than
 ``online-bytes`` use the online max/sum instead (two sweeps). A
 ``linalg.generic`` that only takes the ``math.log`` of a softmax's single use
 becomes a log-softmax kernel (``x - max - log(sum(exp(x - max)))``: no
@@ -107,6 +112,7 @@ class RowKernelsPass(Pass):
     online_bytes: int = option(1 << 17, min=1, help="Row bytes above which the online max/sum (two reads) is used")
     parallel_elements: int = option(1 << 18, min=1, help="Fewest elements of a softmax run on threads")
     fuse: bool = option(True, help="Fuse a log user and a cheap single-use elementwise producer")
+    stream_bytes: int = option(16 << 20, min=0, help="Softmax outputs of at least this many bytes are written once, never read back (exponentials computed again in the last sweep), so strata-nontemporal-stores streams them (0: never)")
     max_producer_cost: float = option(1.0, min=0.0, help="Most per-element cost (passes/fusion/model.py) of a producer computed in the kernel")
 
     def run(self, module: ir.Operation) -> None:
@@ -165,11 +171,13 @@ class RowKernelsPass(Pass):
             init = x
         online = 4 * n > self.online_bytes
         parallel = self.threads > 1 and rows > 1 and rows * n >= self.parallel_elements
+        write_once = 0 < self.stream_bytes <= 4 * rows * n
         if parallel:
             loop = scf.ForallOp([0], [rows], [1], [init])
             i, out = loop.induction_variables[0], loop.inner_iter_args[0]
             with ir.InsertionPoint(loop.body):
-                row = self._row(x, i, out, n, sweep, online, log, producer, loop, in_place)
+                row = self._row(x, i, out, n, sweep, online, log, producer, loop, in_place,
+                                write_once)
                 with ir.InsertionPoint(loop.terminator().block):
                     tensor.parallel_insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
@@ -178,7 +186,8 @@ class RowKernelsPass(Pass):
             loop = scf.ForOp(index(0), index(rows), index(1), [init])
             i, out = loop.induction_variable, loop.inner_iter_args[0]
             with ir.InsertionPoint(loop.body):
-                row = self._row(x, i, out, n, sweep, online, log, producer, loop, in_place)
+                row = self._row(x, i, out, n, sweep, online, log, producer, loop, in_place,
+                                write_once)
                 scf.YieldOp([tensor.insert_slice(row, out, [i], [], [],
                                                  [ir.ShapedType.get_dynamic_size(), 0],
                                                  [1, n], [1, 1])])
@@ -193,10 +202,10 @@ class RowKernelsPass(Pass):
         return result
 
     @staticmethod
-    def _row(x, i, out, n, sweep, online, log, producer, loop, in_place):
+    def _row(x, i, out, n, sweep, online, log, producer, loop, in_place, write_once):
         load = None
         if producer is not None:
             producer.begin_row(i, ir.InsertionPoint(loop))
             load = lambda j, full: producer.load(i, j, full)  # noqa: E731
         return softmax_row(x, i, row_slice(out, i, n), sweep, online=online, log=log,
-                           load=load, in_place=in_place)
+                           load=load, in_place=in_place, write_once=write_once)

@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import arith, math, scf, tensor, vector
 
+from .expand_math import NONPOSITIVE
+
 __all__ = ["RowSweep", "online_max_sum", "combine_lanes", "softmax_row", "index",
            "splat", "row_slice"]
 
@@ -123,14 +125,27 @@ def combine_lanes(m: ir.Value, d: ir.Value) -> tuple[ir.Value, ir.Value]:
     return big, _reduce(vector.CombiningKind.ADD, scaled)
 
 
+def _exp_shifted(v: ir.Value, shift: ir.Value) -> ir.Value:
+    """``exp(v - shift)`` where ``shift`` is the row max (the argument is <= 0 or NaN:
+    strata-expand-math's cheaper expansion)."""
+    e = math.exp(arith.subf(v, shift))
+    e.owner.attributes[NONPOSITIVE] = ir.UnitAttr.get()
+    return e
+
+
 def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
-                online: bool, log: bool = False, load=None, in_place: bool = False) -> ir.Value:
+                online: bool, log: bool = False, load=None, in_place: bool = False,
+                write_once: bool = False) -> ir.Value:
     """Softmax (or log-softmax) of row ``i`` of the 2-D tensor ``x`` into the 1 x n
     tensor ``out_row``; returns the written row tensor. ``load(j, full)``, when
     given, computes the row's elements instead of reading ``x`` (lanes past the
     end are then replaced by the padding value here). ``in_place``: ``out_row``
     holds the row's elements (the output takes the input's buffer), and each sweep
-    reads them from the row tensor it carries, before overwriting them."""
+    reads them from the row tensor it carries, before overwriting them.
+    ``write_once`` (softmax in cache, not in place): the exp-and-sum sweep writes
+    nothing and the last sweep computes ``exp(x - max) / sum`` again, so that the
+    output is written once and never read (strata-nontemporal-stores can then stream
+    it past the cache)."""
     vt, ninf = sweep.vt, float("-inf")
     if load is not None:
         tail = sweep.n - sweep.main
@@ -163,16 +178,18 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
 
         big = _reduce(vector.CombiningKind.MAXIMUMF, sweep.sweep([splat(vt, ninf)], row_max)[0])
     big_v = vector.broadcast(vt, big)
+    write_once = write_once and not in_place and not log
+    sum_only = log or write_once
     if not online:
         def exp_sum(j, full, values):
-            e = math.exp(arith.subf(get(out_row if log else values[0], j, full, ninf), big_v))
-            if log:
+            e = _exp_shifted(get(out_row if sum_only else values[0], j, full, ninf), big_v)
+            if sum_only:
                 return [arith.addf(values[0], e)]
             return [sweep.write(e, values[0], j, full), arith.addf(values[1], e)]
 
-        inits = [splat(vt, 0.0)] if log else [out_row, splat(vt, 0.0)]
+        inits = [splat(vt, 0.0)] if sum_only else [out_row, splat(vt, 0.0)]
         values = sweep.sweep(inits, exp_sum)
-        if not log:
+        if not sum_only:
             out_row = values[0]
         total = _reduce(vector.CombiningKind.ADD, values[-1])
     if log:
@@ -184,9 +201,9 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
 
         return sweep.sweep([out_row], write_log)[0]
     inv = vector.broadcast(vt, arith.divf(_scalar(1.0), total))
-    if online:
+    if online or write_once:
         def write_online(j, full, values):
-            e = math.exp(arith.subf(get(values[0], j, full, ninf), big_v))
+            e = _exp_shifted(get(values[0], j, full, ninf), big_v)
             return [sweep.write(arith.mulf(e, inv), values[0], j, full)]
 
         return sweep.sweep([out_row], write_online)[0]
