@@ -10,6 +10,7 @@ import platform
 import numpy as np
 import pytest
 import test_remote_cache
+from ray_tasks import dies_once, relu_mm, start_local_ray, worker_env
 
 import strata
 from strata.codegen.host import host_flags
@@ -20,21 +21,11 @@ pytestmark = pytest.mark.skipif(not aot.available(), reason="no C compiler drive
 redis_url = test_remote_cache.redis_url  # a fixture: a redis-server of the test's own
 
 
-def _relu_mm(x, w):
-    return strata.relu(x @ w)
+_relu_mm = relu_mm
 
 
 def _softmax_rows(x):
     return strata.softmax(x, axis=-1)
-
-
-def _dies_once(x, w):
-    """Kills its process the first time a Ray worker traces it (the driver never does)."""
-    marker = os.environ.get("COMPILE_MANY_TEST_DIE_ONCE")
-    if marker and not os.path.exists(marker):
-        open(marker, "w").close()
-        os._exit(1)
-    return strata.relu(x @ w)
 
 
 def _items():
@@ -107,14 +98,10 @@ def test_a_damaged_entry_is_rejected(local_cache):
 
 # --- on Ray ------------------------------------------------------------------------
 
-def _env(**extra):
-    return {"env_vars": {"PYTHONPATH": os.path.dirname(os.path.abspath(__file__)), **extra}}
-
-
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray", reason="no Ray (pip install 'strata[cluster]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=_env())
+    start_local_ray(ray)
     yield ray
     ray.shutdown()
 
@@ -131,10 +118,10 @@ def test_compile_many_on_ray_installs_into_the_local_cache(local_ray, local_cach
 
 def test_a_worker_that_dies_is_retried(local_ray, local_cache, tmp_path, monkeypatch):
     marker = tmp_path / "died"
-    items = [(_dies_once, _items()[0][1])]
+    items = [(dies_once, _items()[0][1])]
     (result,) = strata.compile_many(
         items, executor="ray", threads=1, blas="never", fallback=False,
-        ray_options={"runtime_env": _env(COMPILE_MANY_TEST_DIE_ONCE=str(marker))})
+        ray_options={"runtime_env": worker_env(TEST_DIE_ONCE_MARKER=str(marker))})
     assert marker.exists()  # a worker died...
     assert result.ok and result.where != "fallback", result.error  # ...and ran again
     _all_hit_without_compiling(items, monkeypatch)
@@ -145,7 +132,7 @@ def test_a_worker_that_dies_is_retried(local_ray, local_cache, tmp_path, monkeyp
 def test_an_entry_from_another_cpu_type_is_rejected(local_ray, local_cache, monkeypatch):
     # workers that target AVX2 stand for nodes of another CPU type
     items = _items()[:1]
-    opts = {"runtime_env": _env(STRATA_CPU_FEATURES="avx2")}
+    opts = {"runtime_env": worker_env(STRATA_CPU_FEATURES="avx2")}
     (result,) = strata.compile_many(items, executor="ray", threads=1, blas="never",
                                     fallback=False, ray_options=opts)
     assert not result.ok and "another CPU" in result.error and _entries() == []

@@ -7,6 +7,7 @@ import platform
 
 import numpy as np
 import pytest
+from ray_tasks import dies_once, relu_mm, start_local_ray, worker_env
 
 import strata
 from strata.codegen.host import host_flags
@@ -21,16 +22,15 @@ QUICK = {"budget": 20, "threads": 1, "blas": "never", "max_spread": 100.0, "roun
 
 def _env(**extra):
     """A runtime_env for Ray workers: this folder importable (the tuned functions live in
-    this module), the test's cache folder, and ``extra``."""
-    return {"env_vars": {"PYTHONPATH": os.path.dirname(os.path.abspath(__file__)),
-                         "STRATA_CACHE_DIR": os.environ["STRATA_CACHE_DIR"], **extra}}
+    ray_tasks.py), the test's cache folder, and ``extra``."""
+    return worker_env(STRATA_CACHE_DIR=os.environ["STRATA_CACHE_DIR"], **extra)
 
 
 @pytest.fixture(scope="module")
 def local_ray(tmp_path_factory):
     cache = tmp_path_factory.mktemp("ray-cache")
     os.environ["STRATA_CACHE_DIR"] = str(cache)  # the workers inherit it
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=_env())
+    start_local_ray(ray, STRATA_CACHE_DIR=str(cache))
     yield cache
     ray.shutdown()
     os.environ.pop("STRATA_CACHE_DIR", None)
@@ -43,19 +43,6 @@ def record(local_ray, tmp_path, monkeypatch):
     return path
 
 
-def _relu_mm(x, w):
-    return strata.relu(x @ w)
-
-
-def _dies_once(x, w):
-    """Kills its process the first time a Ray worker traces it (the driver never does)."""
-    marker = os.environ.get("STRATA_TEST_DIE_ONCE")
-    if marker and not os.path.exists(marker):
-        open(marker, "w").close()
-        os._exit(1)
-    return strata.relu(x @ w)
-
-
 def _args():
     rng = np.random.default_rng(0)
     return (rng.standard_normal((96, 64)).astype(np.float32),
@@ -63,7 +50,7 @@ def _args():
 
 
 def test_tuning_on_ray_fills_the_same_record(record):
-    result = strata.tune(_relu_mm, *_args(), executor="ray", **QUICK,
+    result = strata.tune(relu_mm, *_args(), executor="ray", **QUICK,
                          ray_options={"runtime_env": _env()})
     assert len(result.entries) == 1, result.rejected
     (entry,) = result.entries
@@ -74,8 +61,8 @@ def test_tuning_on_ray_fills_the_same_record(record):
 
 def test_a_worker_that_dies_is_retried(record, tmp_path):
     marker = tmp_path / "died"
-    result = strata.tune(_dies_once, *_args(), executor="ray", **QUICK, ray_options={
-        "runtime_env": _env(STRATA_TEST_DIE_ONCE=str(marker))})
+    result = strata.tune(dies_once, *_args(), executor="ray", **QUICK, ray_options={
+        "runtime_env": _env(TEST_DIE_ONCE_MARKER=str(marker))})
     assert marker.exists()  # a worker died...
     (entry,) = result.entries  # ...and its task ran again: every candidate came back
     assert not [r for r in result.rejected if "another CPU" in r]
@@ -85,7 +72,7 @@ def test_a_worker_that_dies_is_retried(record, tmp_path):
                     "avx2" not in host_flags().split(), reason="needs an AVX2 x86 host")
 def test_timings_from_another_cpu_type_never_enter_the_record(record):
     # workers that target AVX2 (STRATA_CPU_FEATURES) stand for nodes of another CPU type
-    result = strata.tune(_relu_mm, *_args(), executor="ray", **QUICK, ray_options={
+    result = strata.tune(relu_mm, *_args(), executor="ray", **QUICK, ray_options={
         "runtime_env": _env(STRATA_CPU_FEATURES="avx2")})
     assert result.entries == [] and result.record is None
     assert any("another CPU type" in r for r in result.rejected)

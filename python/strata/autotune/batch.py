@@ -214,22 +214,9 @@ def build_here(fn, args, options, tuned) -> None:
 
 
 def _on_ray(items, options, tuned, ray_options) -> list[dict]:
-    from ..errors import StrataError
+    from .ray_executor import gather, started_ray
 
-    try:
-        import ray
-    except ImportError:
-        raise StrataError("executor='ray' needs Ray: pip install 'strata[cluster]'",
-                          location="<strata.compile_many>") from None
-    if not ray.is_initialized():
-        ray.init(log_to_driver=False)
+    ray = started_ray("<strata.compile_many>")
     task = ray.remote(_build_task).options(
         **{"num_cpus": 1, "max_retries": 3, "retry_exceptions": False, **(ray_options or {})})
-    refs = [task.remote(fn, args, options, tuned) for fn, args in items]
-    out = []
-    for ref in refs:
-        try:
-            out.append(ray.get(ref))
-        except ray.exceptions.RayError as e:
-            out.append({"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1]}"})
-    return out
+    return gather(ray, [task.remote(fn, args, options, tuned) for fn, args in items])

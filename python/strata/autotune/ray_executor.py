@@ -33,20 +33,38 @@ def _evaluate_task(fn, args, tuned, threads, blas, timing):
     return out
 
 
+def started_ray(where: str):
+    """The ``ray`` module, with Ray started in this process (a local cluster unless one
+    was started already); a StrataError located at ``where`` when Ray is not installed."""
+    from ..errors import StrataError
+
+    try:
+        import ray
+    except ImportError:
+        raise StrataError("executor='ray' needs Ray: pip install 'strata[cluster]'",
+                          location=where) from None
+    if not ray.is_initialized():
+        ray.init(log_to_driver=False)
+    return ray
+
+
+def gather(ray, refs) -> list[dict]:
+    """The results of ``refs`` in order; ``{"error": text}`` for a task that failed (it
+    raised, or its worker died more often than its ``max_retries``)."""
+    out = []
+    for ref in refs:
+        try:
+            out.append(ray.get(ref))
+        except ray.exceptions.RayError as e:
+            out.append({"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1]}"})
+    return out
+
+
 class RayExecutor:
     """Runs ``evaluate`` calls as Ray tasks (``options``: extra ``.options()`` for each)."""
 
     def __init__(self, options: dict | None = None):
-        from ..errors import StrataError
-
-        try:
-            import ray
-        except ImportError:
-            raise StrataError("executor='ray' needs Ray: pip install 'strata[cluster]'",
-                              location="<strata.tune>") from None
-        if not ray.is_initialized():
-            ray.init(log_to_driver=False)
-        self.ray = ray
+        ray = self.ray = started_ray("<strata.tune>")
         self.options = {"max_retries": 3, "retry_exceptions": False, **(options or {})}
         self.task = ray.remote(_evaluate_task)
 
@@ -56,11 +74,5 @@ class RayExecutor:
         ray = self.ray
         task = self.task.options(num_cpus=threads, **self.options)
         fn_ref, args_ref = ray.put(fn), ray.put(args)
-        refs = [task.remote(fn_ref, args_ref, text, threads, blas, timing) for text in texts]
-        out = []
-        for ref in refs:
-            try:
-                out.append(ray.get(ref))
-            except ray.exceptions.RayError as e:
-                out.append({"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1]}"})
-        return out
+        return gather(ray, [task.remote(fn_ref, args_ref, text, threads, blas, timing)
+                            for text in texts])

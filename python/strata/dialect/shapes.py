@@ -379,26 +379,32 @@ def _layout(op, layout):
         raise ShapeError(f"{op}: layout must be NCHW or NHWC, got '{layout}'")
 
 
+def _conv_common(op, inp, flt, dtypes, allowed, strides, padding, dilations, layout, groups):
+    """The checks conv2d and conv_transpose2d share; the dtype and the normalized
+    strides, padding and dilations."""
+    dtype = _same_dtype(op, dtypes)
+    _check_dtype(op, dtype, allowed)
+    _layout(op, layout)
+    if len(inp) != 4 or len(flt) != 4:
+        raise ShapeError(f"{op}: input and filter must have rank 4, got "
+                         f"{fmt_shape(inp)} and {fmt_shape(flt)}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ShapeError(f"{op}: groups must be a positive integer, got {groups}")
+    return (dtype, _pair(op, "strides", strides, 2), _pair(op, "padding", padding, 4),
+            _pair(op, "dilations", dilations, 2))
+
+
 def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dilations, layout,
            groups: int = 1):
     op = "conv2d"
-    dtype = _same_dtype(op, dtypes)
-    _check_dtype(op, dtype, DTYPES)
-    _layout(op, layout)
-    if len(inp) != 4 or len(flt) != 4:
-        raise ShapeError(f"conv2d: input and filter must have rank 4, got "
-                         f"{fmt_shape(inp)} and {fmt_shape(flt)}")
-    strides = _pair(op, "strides", strides, 2)
-    padding = _pair(op, "padding", padding, 4)
-    dilations = _pair(op, "dilations", dilations, 2)
+    dtype, strides, padding, dilations = _conv_common(op, inp, flt, dtypes, DTYPES, strides,
+                                                      padding, dilations, layout, groups)
     if layout == "NCHW":
         n, c, h, w = inp
         f, fc, kh, kw = flt
     else:
         n, h, w, c = inp
         kh, kw, fc, f = flt
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-        raise ShapeError(f"conv2d: groups must be a positive integer, got {groups}")
     if groups == 1:
         if not _dims_equal(c, fc):
             raise ShapeError(f"conv2d: input has {c} channels but the filter expects {fc}")
@@ -419,16 +425,10 @@ def conv_transpose2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, pad
     """Transposed convolution (issue 14, part B): NCHW filter ``[C, F/G, KH, KW]``, NHWC
     filter ``[KH, KW, F/G, C]``."""
     op = "conv_transpose2d"
-    dtype = _same_dtype(op, dtypes)
-    _check_dtype(op, dtype, FLOAT_DTYPES)
-    _layout(op, layout)
-    if len(inp) != 4 or len(flt) != 4:
-        raise ShapeError(f"{op}: input and filter must have rank 4, got "
-                         f"{fmt_shape(inp)} and {fmt_shape(flt)}")
-    strides = _pair(op, "strides", strides, 2)
-    padding = _pair(op, "padding", padding, 4)
+    dtype, strides, padding, dilations = _conv_common(op, inp, flt, dtypes, FLOAT_DTYPES,
+                                                      strides, padding, dilations, layout,
+                                                      groups)
     output_padding = _pair(op, "output_padding", output_padding, 2)
-    dilations = _pair(op, "dilations", dilations, 2)
     for k in range(2):
         if output_padding[k] >= max(strides[k], dilations[k]):
             raise ShapeError(f"{op}: output_padding {list(output_padding)} must be smaller "
@@ -440,8 +440,6 @@ def conv_transpose2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, pad
     else:
         n, h, w, c = inp
         kh, kw, fg, fc = flt
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-        raise ShapeError(f"{op}: groups must be a positive integer, got {groups}")
     if not _dims_equal(c, fc):
         raise ShapeError(f"{op}: input has {c} channels but the filter expects {fc}")
     if c is not None and c % groups:

@@ -167,14 +167,8 @@ def call(handle, *arrays, timeout_s: float = 60.0, method: str | None = None):
             return h.remote(*arrays).result(timeout_s=max(0.1, deadline - time.monotonic()))
         except StrataError:
             raise
-        except Exception as e:  # noqa: BLE001 - sorted below
-            strata_error = _strata_cause(e)
-            if strata_error is not None:
-                raise strata_error from None
-            if not _lost_replica(e) or time.monotonic() + delay > deadline:
-                raise
-            RETRIES["count"] += 1
-            time.sleep(delay)
+        except Exception as e:  # noqa: BLE001 - sorted by _resend_or_raise
+            time.sleep(_resend_or_raise(e, deadline, delay))
             delay = min(1.0, delay * 2)
 
 
@@ -192,15 +186,22 @@ async def acall(handle, *arrays, timeout_s: float = 60.0, method: str | None = N
                                           max(0.1, deadline - time.monotonic()))
         except StrataError:
             raise
-        except Exception as e:  # noqa: BLE001 - sorted below
-            strata_error = _strata_cause(e)
-            if strata_error is not None:
-                raise strata_error from None
-            if not _lost_replica(e) or time.monotonic() + delay > deadline:
-                raise
-            RETRIES["count"] += 1
-            await asyncio.sleep(delay)
+        except Exception as e:  # noqa: BLE001 - sorted by _resend_or_raise
+            await asyncio.sleep(_resend_or_raise(e, deadline, delay))
             delay = min(1.0, delay * 2)
+
+
+def _resend_or_raise(err: Exception, deadline: float, delay: float) -> float:
+    """After a failed send: raises the replica's StrataError (a bad request), or ``err``
+    itself when the replica was not lost or the deadline would pass; otherwise counts a
+    resend and returns how long to wait before it."""
+    strata_error = _strata_cause(err)
+    if strata_error is not None:
+        raise strata_error from None
+    if not _lost_replica(err) or time.monotonic() + delay > deadline:
+        raise err
+    RETRIES["count"] += 1
+    return delay
 
 
 def _strata_cause(err):
