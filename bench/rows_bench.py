@@ -4,13 +4,22 @@
 
 Each (system, work) pair runs in a fresh process (``--one``), so that no system's
 time depends on the allocator state another left behind. A process warms up
-(compiles) and reports the best and median of ``--repeat`` timed calls. GB/s
-counts one read of the input and one write of the output (what a row-fused
-kernel moves); ``copy`` is ``np.copyto`` into a preallocated buffer of the same
-size, the machine's bandwidth as this script sees it. torch returns a new array
-per call, whose fresh pages the kernel first-touches (page faults); strata's
-results come from its output pool (runtime/output_pool.py: no fresh pages on warm
-calls; bench/pool_bench.py compares it with the pool off and with ``out=``).
+(compiles) and reports the best and median of ``--repeat`` timed calls, and the
+least process CPU time of a call (all threads: less sensitive to a shared machine's
+other load than wall time). GB/s counts the minimum traffic: one read of the input
+and one write of the output (the 4096-element g/b/w vectors stay in cache and are
+left out; the read-for-ownership of a plain store to a line not in cache, which non-
+temporal stores avoid, is not counted either); ``copy`` is ``np.copyto`` into a
+preallocated buffer of the same size, the machine's bandwidth as this script sees
+it. torch returns a new array per call, whose fresh pages the kernel first-touches
+(page faults); strata's results come from its output pool (runtime/output_pool.py:
+no fresh pages on warm calls; bench/pool_bench.py compares it with the pool off and
+with ``out=``).
+``--rounds N`` runs every (system, work) process N times, interleaved, and keeps the
+best; ``strata-plain`` is strata with the non-temporal output path off
+(strata-nontemporal-stores skipped, softmax writing and re-reading its
+exponentials), for an A/B of it. (bench/suite.py's copy limit runs one copy
+process per core at once; this script's ``copy`` is one process.)
 ``--warm-pages`` keeps freed buffers mapped in every process (glibc's mmap
 threshold raised), which shows the kernels without that cost.
 """
