@@ -37,7 +37,7 @@ with new_context() as ctx:
         path = err.reproducer
 
 # The op's location, the pass, the saved file and the command.
-# CHECK: model.mlir:2:8: error: level 'llvm' allows only llvm ops; found 'strata.relu'
+# CHECK: model.mlir:2:8: error: level 'llvm' allows only llvm, omp ops; found 'strata.relu'
 # CHECK-NEXT: note: pass 'strata-check-level' failed; the pipeline's input IR is saved in [[PATH:.+strata-repro-.+\.mlir]]
 # CHECK-NEXT: note: reproduce with: strata-opt --pass-pipeline='builtin.module(strata-verify, strata-check-level{level=llvm})' [[PATH]]
 # CHECK-NEXT: note: add --mlir-print-ir-after-all
@@ -63,7 +63,7 @@ print("exit:", proc.returncode)
 print(proc.stderr.strip())
 print("stdout empty:", proc.stdout == "")
 # CHECK: exit: 1
-# CHECK-NEXT: model.mlir:2:8: error: level 'llvm' allows only llvm ops; found 'strata.relu'
+# CHECK-NEXT: model.mlir:2:8: error: level 'llvm' allows only llvm, omp ops; found 'strata.relu'
 # CHECK-NEXT: stdout empty: True
 
 os.unlink(path)

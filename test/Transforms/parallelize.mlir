@@ -30,8 +30,9 @@
 // OFF-LABEL: func.func @heavy
 // OFF-NOT: scf.forall
 // LLVM-LABEL: llvm.func @heavy
-// LLVM: llvm.call @mlirAsyncRuntimeCreateGroup
-// LLVM: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+// LLVM: omp.parallel num_threads
+// LLVM-NEXT: omp.wsloop
+// LLVM: omp.terminator
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @heavy(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %e = tensor.empty() : tensor<1024x1024xf32>
@@ -53,7 +54,7 @@ func.func @heavy(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
 // CHECK-NOT: scf.forall
 // CHECK: linalg.generic
 // LLVM-LABEL: llvm.func @add
-// LLVM-NOT: llvm.call @mlirAsyncRuntime
+// LLVM-NOT: omp.parallel
 // LLVM: llvm.return
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @add(%x: tensor<2048x2048xf32>, %y: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {

@@ -1,6 +1,7 @@
 // RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16 pack=false' | FileCheck %s
 // RUN: strata-opt %s --split-input-file '--strata-vectorize=register-n=16 pack=false' | FileCheck %s --check-prefix=SEQ
 // RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16 pack=false' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
+// RUN: strata-opt %s --split-input-file '--strata-vectorize=threads=2 register-n=16 pack=false' --strata-bufferize '--strata-lower-to-llvm=threads=2 thread-runtime=async' | FileCheck %s --check-prefix=ASYNC
 
 // threads=2: a large matmul (256x512x512, 134 MFLOP) gets its 64x128 cache
 // tiles as one scf.forall (4 x 4 tiles); the K loop and the register tiles
@@ -13,10 +14,22 @@
 // SEQ-LABEL: func.func @big
 // SEQ-NOT: scf.forall
 // SEQ: vector.contract
+// The forall runs as one OpenMP region of 2 threads over the 16 flattened tiles
+// (thread-runtime=omp, the default), or as async runtime tasks.
 // LLVM-LABEL: llvm.func @big
-// LLVM: llvm.call @mlirAsyncRuntimeCreateGroup
-// LLVM: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+// LLVM-DAG: %[[T:.+]] = llvm.mlir.constant(2 : i32) : i32
+// LLVM-DAG: %[[N:.+]] = llvm.mlir.constant(16 : index) : i64
+// LLVM: omp.parallel num_threads(%[[T]] : i32) {
+// LLVM-NEXT: omp.wsloop {
+// LLVM-NEXT: omp.loop_nest (%{{.+}}) : i64 = (%{{.+}}) to (%[[N]]) step
 // LLVM-NOT: scf.
+// LLVM-NOT: mlirAsyncRuntime
+// LLVM: omp.terminator
+// ASYNC-LABEL: llvm.func @big
+// ASYNC-NOT: omp.
+// ASYNC: llvm.call @mlirAsyncRuntimeCreateGroup
+// ASYNC: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+// ASYNC-NOT: scf.
 func.func @big(%a: tensor<256x512xf32>, %b: tensor<512x512xf32>) -> tensor<256x512xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x512xf32>
@@ -32,8 +45,11 @@ func.func @big(%a: tensor<256x512xf32>, %b: tensor<512x512xf32>) -> tensor<256x5
 // CHECK-NOT: scf.forall
 // CHECK: vector.contract
 // LLVM-LABEL: llvm.func @small
-// LLVM-NOT: mlirAsyncRuntime
+// LLVM-NOT: omp.parallel
 // LLVM: llvm.return
+// ASYNC-LABEL: llvm.func @small
+// ASYNC-NOT: mlirAsyncRuntime
+// ASYNC: llvm.return
 func.func @small(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x64xf32>
@@ -54,7 +70,10 @@ func.func @small(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf
 // SEQ-NOT: scf.forall
 // SEQ: vector.multi_reduction <add>
 // LLVM-LABEL: llvm.func @rows
-// LLVM: llvm.call @mlirAsyncRuntimeCreateGroup
+// LLVM: omp.parallel num_threads
+// LLVM: omp.loop_nest
+// ASYNC-LABEL: llvm.func @rows
+// ASYNC: llvm.call @mlirAsyncRuntimeCreateGroup
 func.func @rows(%x: tensor<2048x1024xf32>) -> tensor<2048xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2048xf32>

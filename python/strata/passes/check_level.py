@@ -27,7 +27,7 @@ ALLOWED = {
     "fused": {"linalg", "tensor", "arith", "math", "scf", "affine", "vector"},  # row kernels
     "layout": {"linalg", "tensor", "arith", "math", "scf", "affine", "vector"},
     "bufferized": {"memref", "linalg", "arith", "math", "scf", "vector", "affine", "cf", "ub"},
-    "llvm": {"llvm"},
+    "llvm": {"llvm", "omp"},  # omp: parallel loops on LLVM's OpenMP runtime
 }
 
 _ALWAYS = {"builtin.module", "func.func", "func.return", "func.call", "builtin.unrealized_conversion_cast"}

@@ -1,6 +1,6 @@
 """strata-cpu: the whole CPU pipeline, strata dialect to LLVM dialect, as one pass flag.
 
-    strata-cpu{compile-to=llvm fusion=true layout=true threads=1 blas=auto}
+    strata-cpu{compile-to=llvm fusion=true layout=true threads=1 blas=auto thread-runtime=omp}
   = strata-verify, strata-canonicalize, strata-to-linalg, canonicalize, cse,
     [strata-fuse], [strata-layout], strata-bufferize, [strata-blas], strata-lower-to-llvm,
     with strata-check-level after each level (pipelines/levels.py).
@@ -11,7 +11,8 @@ calls; see passes/blas.py).
 
 ``threads`` > 1 runs large matmuls and row reductions on that many threads
 (strata-vectorize makes them ``scf.forall`` loops; strata-lower-to-llvm turns
-those into tasks of MLIR's async runtime). ``opt-level`` is the LLVM
+those into OpenMP parallel regions, or with ``thread-runtime=async`` tasks of MLIR's
+async runtime). ``opt-level`` is the LLVM
 optimization level the runtime's JIT uses; it does not change the MLIR passes.
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..passes.base import PassPipeline, option, threads_option
+from ..passes.lower_to_llvm import THREAD_RUNTIMES
 from .levels import LEVEL_NAMES, LevelOptions, add_levels
 
 __all__ = ["CpuPipeline"]
@@ -38,7 +40,11 @@ class CpuPipeline(PassPipeline):
     threads: int = threads_option()
     blas: str = option("auto", choices=("auto", "always", "never"),
                        help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")
+    thread_runtime: str = option("omp", choices=THREAD_RUNTIMES,
+                                 help="What runs parallel loops: omp (LLVM's OpenMP runtime) "
+                                 "or async (MLIR's async runtime)")
 
     def build(self, p) -> None:
         add_levels(p, self.compile_to, LevelOptions(fusion=self.fusion, layout=self.layout,
-                                                    threads=self.threads, blas=self.blas))
+                                                    threads=self.threads, blas=self.blas,
+                                                    thread_runtime=self.thread_runtime))

@@ -59,6 +59,7 @@ class LevelOptions:
     generated code and a call of OpenBLAS's sgemm, which strata-blas makes
     after bufferization (with ``fusion`` off too: strata-fuse then only chooses).
     ``tuned``: strata-vectorize's per-matmul tuned tiles (passes/tuning.py).
+    ``thread_runtime`` (omp|async): what runs the parallel loops (strata-lower-to-llvm).
     """
 
     fusion: bool = True
@@ -68,6 +69,7 @@ class LevelOptions:
     threads: int = 1
     blas: str = "auto"
     tuned: str = ""
+    thread_runtime: str = "omp"
 
 
 def _strata(p: Pipeline, o: LevelOptions) -> None:
@@ -129,7 +131,7 @@ def _bufferized(p: Pipeline, o: LevelOptions) -> None:
 
 
 def _llvm(p: Pipeline, o: LevelOptions) -> None:
-    p.add(LowerToLLVMPass(threads=o.threads))
+    p.add(LowerToLLVMPass(threads=o.threads, thread_runtime=o.thread_runtime))
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     from .blas import link_args
 
     blas = link_args(module)  # numpy's OpenBLAS and an rpath to it (runtime/blas.py)
+    blas += _openmp_link_args(module)
     from ..codegen.host import llvm_target
 
     forced = llvm_target()  # STRATA_CPU_FEATURES (codegen/host.py)
@@ -181,6 +182,18 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
               "-filetype=obj", f"-mcpu={cpu}", *attrs, bc, "-o", obj], "generating machine code")
         _link(linker, obj, libdir, blas, out_dir, out_path)
+
+
+def _openmp_link_args(module: ir.Module) -> list:
+    """LLVM's OpenMP runtime and an rpath to its folder, where the code calls it."""
+    from .engine import thread_runtime_of
+
+    if thread_runtime_of(module) != "omp":
+        return []
+    from .openmp import load_openmp
+
+    path = load_openmp()  # a clear error where it is missing
+    return [path, f"-Wl,-rpath,{os.path.dirname(path)}"]
 
 
 def _link(linker: str, obj: str, libdir: str, blas: list, out_dir: str, out_path: str) -> None:
@@ -272,14 +285,17 @@ _RUNTIME_LIBRARIES = ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")
 
 
 def _runtime_needed(path: str) -> set:
-    """The MLIR runtime libraries the shared library ``path`` links (its DT_NEEDED names
-    are in its string table); both where it cannot be read."""
+    """The runtime libraries (MLIR's, LLVM's OpenMP) that the shared library ``path``
+    links (its DT_NEEDED names are in its string table); all where it cannot be read."""
+    from .openmp import OPENMP_LIBRARY_NAMES
+
+    names = _RUNTIME_LIBRARIES + OPENMP_LIBRARY_NAMES
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
-        return set(_RUNTIME_LIBRARIES)
-    return {name for name in _RUNTIME_LIBRARIES if b"\0" + name.encode() + b"\0" in data}
+        return set(names)
+    return {name for name in names if b"\0" + name.encode() + b"\0" in data}
 
 
 class SharedLibrary:
@@ -287,7 +303,7 @@ class SharedLibrary:
 
     Kernels hold their library (``Kernel.owner``), and a running call holds its
     kernel, so the library is closed only once nothing can call into it. A
-    ``threaded`` library (one calling the async runtime) stays loaded for good.
+    ``threaded`` library (one calling a thread runtime) stays loaded for good.
     """
 
     def __init__(self, path: str, threaded: bool = True):
@@ -296,8 +312,9 @@ class SharedLibrary:
         # Code that calls neither (linked --as-needed) loads neither, and code that does
         # not link the async runtime cannot be threaded, whatever it declares.
         needed = _runtime_needed(path)
-        threaded = threaded and "libmlir_async_runtime.so" in needed
-        if needed:
+        threaded = threaded and ("libmlir_async_runtime.so" in needed or
+                                 any(name.startswith("libomp") for name in needed))
+        if needed & set(_RUNTIME_LIBRARIES):
             load_runtime_libraries()
         self.path = path
         self.lib = ctypes.CDLL(path)

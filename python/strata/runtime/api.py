@@ -152,7 +152,7 @@ def dump_folder(module: ir.Module) -> str | None:
 def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, layout: bool = True,
           record_sizes: dict | None = None, fuse_options: str = "", before=None,
           threads: int = 1, blas: str = "never", timing: dict | None = None,
-          tuned: str = "") -> list:
+          tuned: str = "", thread_runtime: str | None = None) -> list:
     """Runs the CPU pipeline on ``module`` in place, up to level ``compile_to``.
 
     ``before`` maps a level name to a callable run on the module just before the
@@ -160,14 +160,17 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
     decisions with ``report=true``). ``blas``: auto|always|never (see runtime/blas.py).
     ``timing``: filled with MLIR's per-pass timing, ``{level: [(seconds, pass, depth)]}``.
     ``tuned``: per-matmul tuned tiles (passes/tuning.py, runtime/tuning_record.py).
+    ``thread_runtime``: omp|async (None: this process's, runtime/openmp.py).
     """
     from ..pipelines.levels import level_steps
+    from .openmp import thread_runtime as process_thread_runtime
     from .progress import Progress
 
     remarks = []
     dump = dump_folder(module)
     steps = level_steps(compile_to, fusion=fusion, layout=layout, fuse_options=fuse_options,
-                        threads=threads, blas=blas, tuned=tuned)
+                        threads=threads, blas=blas, tuned=tuned,
+                        thread_runtime=thread_runtime or process_thread_runtime())
     progress = Progress(_functions_text(module))
     progress.level(steps[0][0])
     with progress:
@@ -596,7 +599,7 @@ class Program(ProgramBase):
 
         from .allocs import scan_allocs, workspace_bytes
         from .cache_admin import explain_miss
-        from .engine import Engine, uses_async_runtime
+        from .engine import Engine, uses_thread_runtime
         from .specialize import ShapeFunction
 
         module, result_specs = specialized(self.module, fname, arg_specs)
@@ -654,7 +657,7 @@ class Program(ProgramBase):
         if use_cache:
             meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
                     "results": [[list(s), d] for s, d in result_specs], "allocs": allocs,
-                    "threaded": uses_async_runtime(module), "key": parts,
+                    "threaded": uses_thread_runtime(module), "key": parts,
                     "workspace": workspace[0],
                     "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
             with phase("native code (LLVM)"):
@@ -702,6 +705,10 @@ def key_options(fusion, layout, fuse_options, opt_level, threads, blas, tuned=No
     tiles the compile uses (None: the tuning record's, read now)."""
     options = {"fusion": str(fusion), "layout": layout, "fuse_options": fuse_options,
                "opt_level": opt_level, "threads": threads}
+    if threads > 1:  # what runs the parallel loops changes the code and what it links
+        from .openmp import thread_runtime
+
+        options["thread_runtime"] = thread_runtime()
     tuned = tuned_text(threads) if tuned is None else tuned
     if tuned:  # the tuned tiles change the code: part of the key
         options["tuned"] = tuned

@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 
 __all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class", "set_target",
-           "uses_async_runtime",
+           "uses_thread_runtime", "thread_runtime_of",
            "load_runtime_libraries", "keep_for_good"]
 
 
@@ -64,10 +64,29 @@ def load_runtime_libraries() -> None:
         ctypes.CDLL(runtime_library(name), mode=ctypes.RTLD_GLOBAL)
 
 
-def uses_async_runtime(module: ir.Module) -> bool:
-    """Whether LLVM-dialect ``module`` calls MLIR's async runtime (threaded code)."""
-    return any(kind == "llvm.func" and name.startswith("mlirAsyncRuntime")
-               for kind, name in top_level_symbols(module))
+def thread_runtime_of(module: ir.Module) -> str | None:
+    """What runs LLVM-dialect ``module``'s parallel loops: ``omp`` (it calls libomp),
+    ``async`` (MLIR's async runtime), or None (it is not threaded)."""
+    names = [name for kind, name in top_level_symbols(module) if kind == "llvm.func"]
+    if any(name.startswith("mlirAsyncRuntime") for name in names):
+        return "async"
+    from mlir import ir
+
+    found = []
+
+    def visit(op):  # OpenMP's calls are made only when the omp ops are translated
+        if op.name.startswith("omp."):
+            found.append(op.name)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return "omp" if found else None
+
+
+def uses_thread_runtime(module: ir.Module) -> bool:
+    """Whether LLVM-dialect ``module`` is threaded code (calls a thread runtime)."""
+    return thread_runtime_of(module) is not None
 
 
 def top_level_symbols(module: ir.Module) -> list[tuple[str, str]]:
@@ -133,7 +152,12 @@ class Engine:
         from .blas import link_args
 
         libs += link_args(module)[:1]  # numpy's OpenBLAS, when the code calls it (strata-blas)
-        threaded = uses_async_runtime(module)
+        runtime = thread_runtime_of(module)
+        if runtime == "omp":
+            from .openmp import load_openmp
+
+            load_openmp()  # global: the JIT resolves the __kmpc_* calls against it
+        threaded = runtime is not None
         set_target(module)
         self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
         if threaded:
