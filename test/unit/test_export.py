@@ -83,3 +83,34 @@ def test_bool_results_are_exported_as_bytes(tmp_path):
     out = np.empty(4, np.bool_)
     aot.SharedLibrary(str(tmp_path / "gt.so")).kernel("main", [(4,), (4,)])([x, out])
     np.testing.assert_array_equal(out, x > 0)
+
+
+@pytest.mark.parametrize("gold", ["fails", "missing"])
+def test_the_link_falls_back_to_the_default_linker(tmp_path, monkeypatch, gold):
+    # gold links where there is one (the faster link); when it fails or is missing, the
+    # driver's default linker links the same library
+    real_run, real_which = aot._run, aot._which
+    links = []
+
+    def run(cmd, what):
+        if what == "linking":
+            links.append("-fuse-ld=gold" in cmd)
+            if "-fuse-ld=gold" in cmd:
+                raise strata.StrataError("linking failed (gold)", location="<aot>")
+        real_run(cmd, what)
+
+    monkeypatch.setattr(aot, "_run", run)
+    if gold == "missing":
+        monkeypatch.setattr(aot, "_which", lambda tool: None if tool == "ld.gold"
+                            else real_which(tool))
+    x, w, b = (np.ones(s, np.float32) for s in ((2, 3), (3, 4), (4,)))
+    lib_path = tmp_path / "mlp.so"
+    strata.export_library(_mlp, x, w, b, path=str(lib_path))
+    kernel = aot.SharedLibrary(str(lib_path)).kernel("_mlp", [(2, 3), (3, 4), (4,), (2, 4), (2,)])
+    y, s = np.empty((2, 4), np.float32), np.empty(2, np.float32)
+    kernel([x, w, b, y, s])
+    np.testing.assert_allclose(y, np.full((2, 4), 4.0))
+    if gold == "missing":
+        assert links == [False]
+    elif real_which("ld.gold"):
+        assert links == [True, False]
