@@ -27,7 +27,8 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 from ..errors import StrataError
 from .aten_ops import node_location, unsupported
-from .importer import import_graph
+from .importer import import_graph, tensor_inputs
+from .symbolic import is_size
 from .tensors import from_numpy, to_numpy
 
 __all__ = ["strata_backend", "compile_fx", "SubgraphRecord", "GraphRecord"]
@@ -79,6 +80,10 @@ class StrataSubgraph(torch.nn.Module):
         from ..runtime.api import compile as strata_compile
 
         self.module = import_graph(gm, "main")
+        # the tensors among the inputs (sizes are read from their shapes)
+        self.tensor_inputs = tensor_inputs(gm)
+        n = len([p for p in gm.graph.nodes if p.op == "placeholder"])
+        self.keep = None if len(self.tensor_inputs) == n else self.tensor_inputs
         self.program = strata_compile(self.module, **options)
         specs = self.program._signatures["main"][0]
         # compiled now, for the static shapes Dynamo guards: a failure leaves this part eager
@@ -91,6 +96,8 @@ class StrataSubgraph(torch.nn.Module):
 
     def forward(self, *tensors):
         # Dynamo's guards hold shapes and dtypes: the arrays fit the compiled signature
+        if self.keep is not None:
+            tensors = [tensors[i] for i in self.keep]
         direct = self._direct
         if direct is not None:
             outs = direct(tensors)
@@ -158,7 +165,8 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None
     fused = partitioner.fuse_partitions(partitions) if partitions else gm
     records = []
     for node in list(fused.graph.nodes):
-        if node.op == "call_function" and node.target is not operator.getitem:
+        if node.op == "call_function" and node.target is not operator.getitem and \
+                not is_size(node.meta.get("val")):  # (size arithmetic is no tensor op)
             op = _op_name(node)
             records.append(SubgraphRecord("eager", [op], [(op, unsupported(node) or
                                                            "left out of strata", _where(node))]))
