@@ -114,3 +114,23 @@ def test_slice_along_a_symbolic_dim_left_to_eager_with_a_reason():
         torch.testing.assert_close(fast(x), f(x))
     reasons = [r[1] for s in record[0].subgraphs if s.kind == "eager" for r in s.reasons]
     assert any(r.startswith("aten.slice: along the symbolic dim 1") for r in reasons), reasons
+
+
+def test_sizes_0_and_1_get_static_graphs():
+    """Dynamo specialises sizes 0 and 1 (a strata dynamic dim assumes neither): each gets
+    its own static graph, run by strata, next to the dynamic one."""
+    torch._dynamo.reset()
+    model, _ = _models()["mlp"]
+    record = []
+    fast = torch.compile(model, dynamic=True,
+                         backend=lambda gm, inputs: strata_backend(gm, inputs, record=record))
+    with torch.no_grad():
+        for batch in (3, 0, 1, 6):
+            x = torch.randn(batch, 16)
+            got, want = fast(x), model(x)
+            assert got.shape == want.shape
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    inputs = [s.compiled.program._signatures["main"][0][2][0] for g in record
+              for s in g.subgraphs]
+    assert all(s.kind == "strata" for g in record for s in g.subgraphs)
+    assert sorted(inputs, key=str) == sorted([(None, 16), (0, 16), (1, 16)], key=str)

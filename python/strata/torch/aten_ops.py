@@ -10,6 +10,9 @@ PyTorch and ``strata.torch.explain`` reports the reason.
     %ln = aten.native_layer_norm.default(...)   ->   strata.layer_norm (mean/rstd on demand)
 
 Integer tensors are int32 inside strata (int64 tensors are narrowed at the boundary).
+A symbolic size is a dynamic dim (None); ``symbolic.symbolic_unsupported`` says which ops
+cannot take theirs. Slices of a tensor with a dynamic dim (along a static one) are
+``strata.take`` of constant indices, since strata.slice has static sizes.
 """
 
 from __future__ import annotations

@@ -8,9 +8,12 @@ The backend is registered through the ``torch_dynamo_backends`` entry point (pyp
 Parameters and buffers reach the compiled code as arguments (aot_autograd lifts them),
 so new weights are new argument values, not a recompile. Tensors cross as numpy arrays
 over the same memory (contiguous CPU tensors; int64 is narrowed to int32, a copy), and
-results come back as tensors over the arrays the compiled code wrote. A node strata
-cannot run (an op it lacks, a symbolic shape, an unsupported dtype) stays in eager
-PyTorch between the compiled subgraphs: ``strata.torch.explain`` lists them.
+results come back as tensors over the arrays the compiled code wrote. A graph Dynamo traces
+with symbolic sizes (automatic dynamic, ``dynamic=True``) compiles once with dynamic dims
+(symbolic.py): its size inputs are dropped at the call (strata reads the sizes from the
+tensors), and size arithmetic between the ops stays in Python, unrecorded. A node strata
+cannot run (an op it lacks, symbolic sizes its op cannot take, an unsupported dtype) stays
+in eager PyTorch between the compiled subgraphs: ``strata.torch.explain`` lists them.
 
 Options (``torch.compile(..., options={...})``): ``threads``, ``blas``, ``fusion`` as
 for ``strata.compile``.

@@ -8,7 +8,9 @@
 
 Parameters, buffers and user inputs all become arguments of the function (weights are
 not baked into the code), in the order of the program's signature; their names are the
-FX placeholders' (``p_fc1_weight``, ``x``). ``m.torch_inputs`` lists
+FX placeholders' (``p_fc1_weight``, ``x``). A symbolic size (``torch.export`` with
+``dynamic_shapes``, a Dynamo graph with SymInts) is a dynamic dim; size placeholders are
+not arguments (the sizes come with the tensors). ``m.torch_inputs`` lists
 ``(argument, kind, target)`` for each. The program is first lowered to core ATen
 (``run_decompositions``) unless it already is.
 """
