@@ -134,3 +134,22 @@ def test_sizes_0_and_1_get_static_graphs():
               for s in g.subgraphs]
     assert all(s.kind == "strata" for g in record for s in g.subgraphs)
     assert sorted(inputs, key=str) == sorted([(None, 16), (0, 16), (1, 16)], key=str)
+
+
+def test_from_torch_with_a_dynamic_batch():
+    """torch.export's dynamic_shapes: the batch is a dynamic dim of the strata function."""
+    import strata
+    import strata.torch
+
+    model, _ = _models()["mlp"]
+    batch = torch.export.Dim("batch", min=2)
+    ep = torch.export.export(model, (torch.randn(4, 16),),
+                             dynamic_shapes={"input": {0: batch}})
+    module = strata.from_torch(ep)
+    assert "tensor<?x16xf32>" in str(module)
+    prog = strata.compile(module)
+    for n in (3, 7):
+        x = torch.randn(n, 16)
+        got = prog(*strata.torch.arguments(ep, x))
+        with torch.no_grad():
+            torch.testing.assert_close(torch.from_numpy(got), model(x), rtol=1e-4, atol=1e-4)
