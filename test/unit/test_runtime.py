@@ -261,3 +261,17 @@ def test_unknown_level_and_target():
         strata.compile(dynamic_module(), compile_to="bogus")
     with pytest.raises(StrataError, match="unknown target"):
         strata.compile(dynamic_module(), target="tpu")
+
+
+def test_dynamic_compile_of_a_reshape_across_a_dynamic_dim():
+    """One compile with the dims as declared: the reshape's result keeps its dynamic dim
+    (specialization used to multiply the operand's sizes, None included)."""
+    m = strata.Module()
+    f = m.function("main", x=strata.TensorSpec((None, 6, 4)))
+    f.ret(strata.reshape(f.arg("x"), [-1, 4]) * 2)
+    prog = strata.compile(m)
+    for batch in (2, 5):
+        x = np.random.rand(batch, 6, 4).astype(np.float32)
+        (y,) = prog._get("main", [((None, 6, 4), "f32")]).run([x])
+        assert_close(y, x.reshape(-1, 4) * 2)
+    assert prog.stats.compiles == 1

@@ -93,6 +93,8 @@ def _resolve_target(kind, operand, declared):
         lead = len(shape) - len(operand.shape)
         return tuple(operand.shape[i - lead] if d is None and i >= lead else d
                      for i, d in enumerate(shape)), dtype
+    if None in operand.shape:  # a dynamic compile: the dim stays dynamic
+        return shape, dtype
     total = 1
     for d in operand.shape:
         total *= d

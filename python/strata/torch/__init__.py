@@ -4,6 +4,10 @@
     fast = torch.compile(model, backend="strata")   # after pip install strata[torch]
     print(strata.torch.explain(model, x))           # subgraphs and graph breaks
 
+Symbolic shapes (Dynamo's automatic dynamic, ``torch.compile(dynamic=True)``) compile as
+strata dynamic dims: one compile serves every batch size (symbolic.py says which ops take
+symbolic sizes).
+
 This package imports torch (``import strata`` does not): absolute ``import torch`` inside
 it names PyTorch, not this package.
 """

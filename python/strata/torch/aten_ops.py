@@ -10,6 +10,9 @@ PyTorch and ``strata.torch.explain`` reports the reason.
     %ln = aten.native_layer_norm.default(...)   ->   strata.layer_norm (mean/rstd on demand)
 
 Integer tensors are int32 inside strata (int64 tensors are narrowed at the boundary).
+A symbolic size is a dynamic dim (None); ``symbolic.symbolic_unsupported`` says which ops
+cannot take theirs. Slices of a tensor with a dynamic dim (along a static one) are
+``strata.take`` of constant indices, since strata.slice has static sizes.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import torch
 from ..frontend import index_ops as I
 from ..frontend import ops as S
 from ..frontend.tensor import Tensor
+from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsupported
 
 __all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "node_location",
            "is_foldable"]
@@ -248,13 +252,13 @@ def _amin(node, self, dim=(), keepdim=False):
 
 def _argmax(node, self, dim=None, keepdim=False):
     if dim is None and keepdim:  # torch keeps every dim as size 1
-        return S.reshape(S.argmax(self), list(node.meta["val"].shape))
+        return S.reshape(S.argmax(self), strata_shape(node.meta["val"].shape))
     return S.argmax(self, axis=dim, keepdims=keepdim)
 
 
 def _argmin(node, self, dim=None, keepdim=False):
     if dim is None and keepdim:
-        return S.reshape(S.argmin(self), list(node.meta["val"].shape))
+        return S.reshape(S.argmin(self), strata_shape(node.meta["val"].shape))
     return S.argmin(self, axis=dim, keepdims=keepdim)
 
 
@@ -313,7 +317,7 @@ def _batch_norm_eval(node, input, weight, bias, running_mean, running_var, momen
 
 
 def _view(node, self, size):
-    return S.reshape(self, list(node.meta["val"].shape))
+    return S.reshape(self, strata_shape(node.meta["val"].shape))
 
 
 def _permute(node, self, dims):
@@ -332,23 +336,34 @@ def _transpose(node, self, dim0, dim1):
 
 
 def _expand(node, self, size, implicit=False):
-    shape = list(node.meta["val"].shape)
+    shape = strata_shape(node.meta["val"].shape)
     if tuple(shape) == self.shape:
         return self
     return S.broadcast_to(self, shape)
 
 
 def _reshape_to_node(node, self, *rest, **kw):
-    return S.reshape(self, list(node.meta["val"].shape))
+    return S.reshape(self, strata_shape(node.meta["val"].shape))
+
+
+def _indices(array):
+    """Constant i32 indices for strata.take (read-only: compiled in)."""
+    array = array.astype(np.int32)
+    array.setflags(write=False)
+    return array
 
 
 def _slice(node, self, dim=0, start=None, end=None, step=1):
     dim %= self.ndim
     size = self.shape[dim]
+    if size is None:  # the whole of a symbolic dim (symbolic.py allows no other slice)
+        return self
     lo, hi, st = slice(start, end, step).indices(size)
     hi = max(hi, lo)
     if (lo, hi, st) == (0, size, 1):
         return self
+    if None in self.shape:  # strata.slice has static sizes: pick the entries instead
+        return S.take(self, _indices(np.arange(lo, hi, st)), axis=dim)
     starts, limits, steps = [0] * self.ndim, list(self.shape), [1] * self.ndim
     starts[dim], limits[dim], steps[dim] = lo, hi, st
     return S.slice(self, starts, limits, steps)
@@ -357,8 +372,10 @@ def _slice(node, self, dim=0, start=None, end=None, step=1):
 def _select(node, self, dim, index):
     dim %= self.ndim
     index %= self.shape[dim]
+    if None in self.shape:  # a rank-0 index drops the dim
+        return S.take(self, _indices(np.array(index)), axis=dim)
     y = _slice(node, self, dim, index, index + 1, 1)
-    return S.reshape(y, list(node.meta["val"].shape))
+    return S.reshape(y, strata_shape(node.meta["val"].shape))
 
 
 def _cat(node, tensors, dim=0):
@@ -388,6 +405,9 @@ def _split(node, self, split_size, dim=0):
 def _unbind(node, self, dim=0):
     dim %= self.ndim
     shape = [d for i, d in enumerate(self.shape) if i != dim]
+    if None in self.shape:
+        return tuple(S.take(self, _indices(np.array(i)), axis=dim)
+                     for i in range(self.shape[dim]))
     return tuple(S.reshape(_slice(node, self, dim, i, i + 1, 1), shape)
                  for i in range(self.shape[dim]))
 
@@ -445,7 +465,7 @@ def _full(node, size, fill_value, **kw):
 
 
 def _full_like(node, self, fill_value, **kw):
-    return _full(node, list(node.meta["val"].shape), fill_value)
+    return _full(node, strata_shape(node.meta["val"].shape), fill_value)
 
 
 def _scalar_tensor(node, s, **kw):
@@ -658,8 +678,6 @@ def unsupported(node) -> str | None:
             return f"aten.{name} gives a {type(val).__name__}, not a tensor"
         if strata_dtype(val.dtype) is None:
             return f"aten.{name}: dtype {val.dtype} is not supported"
-        if any(not isinstance(d, int) for d in val.shape):
-            return f"aten.{name}: symbolic shapes are not supported yet"
     args = dict(zip((a.name for a in node.target._schema.arguments), node.args, strict=False))
     args.update(node.kwargs)
     if name == "convolution":
@@ -690,11 +708,17 @@ def unsupported(node) -> str | None:
         return "batch norm's saved statistics are used"
     if name in ("native_dropout", "dropout") and args.get("train"):
         return f"aten.{name} in training mode"
-    for val in (v for k, v in args.items() if isinstance(v, torch.fx.Node)):
-        m = val.meta.get("val")
-        if isinstance(m, torch.Tensor) and any(not isinstance(d, int) for d in m.shape):
-            return f"aten.{name}: symbolic shapes are not supported yet"
+    tensors = [v.meta.get("val") for v in _arg_nodes(args)]
+    if any(is_symbolic(v) for v in tensors + _vals(node)) or symbolic_numbers(args):
+        return symbolic_unsupported(name, node, args)
     return None
+
+
+def _arg_nodes(args) -> list:
+    """The nodes among a node's arguments (in lists too: cat's tensors)."""
+    found = []
+    torch.fx.node.map_arg(list(args.values()), found.append)
+    return found
 
 
 def convert_node(node, env):

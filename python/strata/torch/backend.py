@@ -8,9 +8,12 @@ The backend is registered through the ``torch_dynamo_backends`` entry point (pyp
 Parameters and buffers reach the compiled code as arguments (aot_autograd lifts them),
 so new weights are new argument values, not a recompile. Tensors cross as numpy arrays
 over the same memory (contiguous CPU tensors; int64 is narrowed to int32, a copy), and
-results come back as tensors over the arrays the compiled code wrote. A node strata
-cannot run (an op it lacks, a symbolic shape, an unsupported dtype) stays in eager
-PyTorch between the compiled subgraphs: ``strata.torch.explain`` lists them.
+results come back as tensors over the arrays the compiled code wrote. A graph Dynamo traces
+with symbolic sizes (automatic dynamic, ``dynamic=True``) compiles once with dynamic dims
+(symbolic.py): its size inputs are dropped at the call (strata reads the sizes from the
+tensors), and size arithmetic between the ops stays in Python, unrecorded. A node strata
+cannot run (an op it lacks, symbolic sizes its op cannot take, an unsupported dtype) stays
+in eager PyTorch between the compiled subgraphs: ``strata.torch.explain`` lists them.
 
 Options (``torch.compile(..., options={...})``): ``threads``, ``blas``, ``fusion`` as
 for ``strata.compile``.
@@ -27,7 +30,8 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 from ..errors import StrataError
 from .aten_ops import node_location, unsupported
-from .importer import import_graph
+from .importer import import_graph, tensor_inputs
+from .symbolic import is_size
 from .tensors import from_numpy, to_numpy
 
 __all__ = ["strata_backend", "compile_fx", "SubgraphRecord", "GraphRecord"]
@@ -79,6 +83,10 @@ class StrataSubgraph(torch.nn.Module):
         from ..runtime.api import compile as strata_compile
 
         self.module = import_graph(gm, "main")
+        # the tensors among the inputs (sizes are read from their shapes)
+        self.tensor_inputs = tensor_inputs(gm)
+        n = len([p for p in gm.graph.nodes if p.op == "placeholder"])
+        self.keep = None if len(self.tensor_inputs) == n else self.tensor_inputs
         self.program = strata_compile(self.module, **options)
         specs = self.program._signatures["main"][0]
         # compiled now, for the static shapes Dynamo guards: a failure leaves this part eager
@@ -91,6 +99,8 @@ class StrataSubgraph(torch.nn.Module):
 
     def forward(self, *tensors):
         # Dynamo's guards hold shapes and dtypes: the arrays fit the compiled signature
+        if self.keep is not None:
+            tensors = [tensors[i] for i in self.keep]
         direct = self._direct
         if direct is not None:
             outs = direct(tensors)
@@ -158,7 +168,8 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, *, options: dict | None
     fused = partitioner.fuse_partitions(partitions) if partitions else gm
     records = []
     for node in list(fused.graph.nodes):
-        if node.op == "call_function" and node.target is not operator.getitem:
+        if node.op == "call_function" and node.target is not operator.getitem and \
+                not is_size(node.meta.get("val")):  # (size arithmetic is no tensor op)
             op = _op_name(node)
             records.append(SubgraphRecord("eager", [op], [(op, unsupported(node) or
                                                            "left out of strata", _where(node))]))

@@ -8,7 +8,9 @@
 
 Parameters, buffers and user inputs all become arguments of the function (weights are
 not baked into the code), in the order of the program's signature; their names are the
-FX placeholders' (``p_fc1_weight``, ``x``). ``m.torch_inputs`` lists
+FX placeholders' (``p_fc1_weight``, ``x``). A symbolic size (``torch.export`` with
+``dynamic_shapes``, a Dynamo graph with SymInts) is a dynamic dim; size placeholders are
+not arguments (the sizes come with the tensors). ``m.torch_inputs`` lists
 ``(argument, kind, target)`` for each. The program is first lowered to core ATen
 (``run_decompositions``) unless it already is.
 """
@@ -25,22 +27,29 @@ from ..frontend.locations import source_location
 from ..frontend.module import Module
 from ..frontend.tensor import Tensor, TensorSpec
 from .aten_ops import convert_node, node_location, strata_dtype, unsupported
+from .symbolic import is_size, strata_shape
 
-__all__ = ["from_torch", "import_graph", "arguments", "spec_of_value"]
+__all__ = ["from_torch", "import_graph", "arguments", "spec_of_value", "tensor_inputs"]
 
 
 def spec_of_value(val, what: str) -> TensorSpec:
-    """The TensorSpec of a (fake) tensor: its static shape, and int64 as i32."""
+    """The TensorSpec of a (fake) tensor: its shape (a symbolic size a dynamic dim, None),
+    and int64 as i32."""
     if not isinstance(val, torch.Tensor):
         raise StrataError(f"{what}: a {type(val).__name__} input is not supported (tensors "
                           "only)", location="<torch>")
     dtype = strata_dtype(val.dtype)
     if dtype is None:
         raise StrataError(f"{what}: dtype {val.dtype} is not supported", location="<torch>")
-    if any(not isinstance(d, int) for d in val.shape):
-        raise StrataError(f"{what}: symbolic shape {tuple(val.shape)} is not supported yet",
-                          location="<torch>")
-    return TensorSpec(tuple(val.shape), dtype)
+    return TensorSpec(tuple(strata_shape(val.shape)), dtype)
+
+
+def tensor_inputs(gm: torch.fx.GraphModule) -> list:
+    """The positions of the graph's placeholders that are tensors: the function's
+    arguments. The others are sizes (ints, SymInts), which strata reads from the
+    tensors' shapes and so does not take."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    return [i for i, n in enumerate(placeholders) if not is_size(n.meta.get("val"))]
 
 
 def _name(text: str, taken: set) -> str:
@@ -65,13 +74,16 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "main", *,
     """
     graph = gm.graph
     module = module or Module()
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    every = [n for n in graph.nodes if n.op == "placeholder"]
+    placeholders = [every[i] for i in tensor_inputs(gm)]
     taken: set = set()
     specs = {}
     for n in placeholders:
         specs[_name(n.name, taken)] = spec_of_value(n.meta.get("val"), f"input '{n.name}'")
     f = module.function(name, **specs)
     env = dict(zip(placeholders, f.args, strict=True))
+    # sizes: only reshapes take them, and those read the result's shape (symbolic.py)
+    env.update((n, n.meta.get("val")) for n in every if n not in env)
     try:
         for node in graph.nodes:
             if node.op in ("placeholder", "output"):
@@ -120,7 +132,8 @@ def _check(node, value):
     if node.target is operator.getitem or not isinstance(vals, torch.Tensor):
         return
     if isinstance(value, Tensor):
-        if tuple(value.shape) != tuple(vals.shape) or value.dtype != strata_dtype(vals.dtype):
+        if list(value.shape) != strata_shape(vals.shape) or \
+                value.dtype != strata_dtype(vals.dtype):
             raise StrataError(f"internal: {node.target} converted to {value.type}, torch says "
                               f"{tuple(vals.shape)} {vals.dtype}", location=_location_text(node))
 
