@@ -250,10 +250,6 @@ KNOWN_DYNAMIC_BUGS = [
      "frontend/ops.py _index_entry asks for explicit bounds for any slice of a dynamic dim, "
      "':' included (jit falls back to static shapes; the fuzzer counts it as the documented "
      "limitation 'slicing dynamic dim N needs explicit non-negative bounds')"),
-    ("dynamic_reshape", r"TypeError: unsupported operand type\(s\) for \*=: 'int' and 'NoneType'",
-     "a reshape of a tensor with a dynamic dim cannot be compiled with dynamic dims: "
-     "runtime/specialize.py _resolve_target multiplies the operand's dims, None included "
-     "(jit falls back to static shapes)"),
 ]
 REASONS = {name: reason for name, _, reason in KNOWN_BUGS + KNOWN_DYNAMIC_BUGS}
 
@@ -279,16 +275,17 @@ REPRODUCERS = {
     "dynamic_full_slice": _program([((2, 3), "f32", "sym")],
                                    [("getitem", [0], {"index": (slice(None), None)}, (2, 1, 3),
                                      "f32")], seed=1),
-    # v1 = x0.reshape(-1) with x0's dims dynamic (jit(dynamic={"x0": [0, 1]}): odd seed)
-    "dynamic_reshape": _program([((2, 3), "f32", "sym")],
-                                [("reshape", [0], {"target": (-1,), "form": "method"}, (6,),
-                                  "f32")], seed=1),
 }
 
 
 # Bugs this fuzzer found and that are fixed: the shrunk programs, run as found (an odd
 # seed makes the "dynamic" config mark every dim of size >= 2).
 REGRESSIONS = {
+    # x0.reshape(-1) with x0's dims dynamic: specialization multiplied the dims, None
+    # included (dialect/specialize.py now leaves the result dim dynamic)
+    "dynamic_reshape": _program([((2, 3), "f32", "sym")],
+                                [("reshape", [0], {"target": (-1,), "form": "method"}, (6,),
+                                  "f32")], seed=1),
     # y[2:] of a size-2 dim: extract_slice rejected the start (shape_ops.py)
     "slice_empty_at_end": _program(
         [((2, 3), "f32", "sym")],
