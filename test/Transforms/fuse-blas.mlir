@@ -15,26 +15,32 @@
 // Overrides by candidate key (the file is read from stdin so that keys do not depend
 // on its path; recompute them with the KEYS run when lines above a keyed op move):
 // RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto report=true' < %s 2>&1 >/dev/null | FileCheck %s --check-prefix=KEYS
-// RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto decisions=d5260855=off,c74a1995=on' < %s | FileCheck %s --check-prefix=OVERRIDE
+// RUN: strata-opt --split-input-file --strata-to-linalg '--strata-fuse=blas=auto decisions=fa9853c9=off,2c34abbd=on' < %s | FileCheck %s --check-prefix=OVERRIDE
 
-// A large matmul with an epilogue: BLAS is predicted faster even though the epilogue
-// then costs one more trip through memory; the epilogue stays its own loop.
+// A large matmul with an epilogue: strata-vectorize's packed panels (outside any epilogue
+// tile) with the epilogue as its own loop are predicted faster than both the epilogue tiled
+// into unpacked register tiles and a BLAS call; nothing is tiled and nothing is marked.
 // CHECK-LABEL: func.func @mlp_layer
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<256x1024xf32>, %[[W:[a-z0-9]+]]: tensor<1024x2048xf32>, %[[B:[a-z0-9]+]]: tensor<2048xf32>)
 // CHECK-NOT: scf.for
-// CHECK: %[[MM:.+]] = linalg.matmul {strata.blas} ins(%[[X]], %[[W]] : tensor<256x1024xf32>, tensor<1024x2048xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<256x1024xf32>, tensor<1024x2048xf32>)
+// CHECK-NOT: scf.for
 // CHECK: %[[E:.+]] = linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<256x2048xf32>, tensor<2048xf32>)
 // CHECK: return %[[E]]
-// REPORT: fuse-blas.mlir:[[@LINE+14]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+14]]:8 (256x2048x1024; the cost model): predicted BLAS {{[0-9.]+}} ms, generated {{[0-9.]+}} ms; its epilogue linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+16]]:8 runs as its own loop
-// REPORT-NOT: tiled linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+14]]
+// REPORT: fuse-blas.mlir:[[@LINE+18]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+18]]:8 (256x2048x1024; the cost model): predicted BLAS {{[0-9.]+}} ms, generated [[P:[0-9.]+]] ms; its epilogue linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+20]]:8 runs as its own loop
+// REPORT: fuse-blas.mlir:[[@LINE+19]]:8: remark: strata-fuse: not tiling linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+19]]:8 with linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+17]]:8: the matmul runs on packed panels and the epilogue as its own loop (predicted [[P]] ms; tiled together {{[0-9.]+}} ms)
+// REPORT-NOT: tiled linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+18]]
 // ALWAYS-LABEL: func.func @mlp_layer
 // ALWAYS: linalg.matmul {strata.blas}
 // NEVER-LABEL: func.func @mlp_layer
-// NEVER: scf.for
+// NEVER-NOT: scf.for
 // NEVER: linalg.matmul ins
+// NEVER-NOT: strata.blas
 // PIPELINE-LABEL: func.func @mlp_layer
-// PIPELINE: call @scipy_cblas_sgemm64_
-// PIPELINE-NOT: linalg.matmul
+// PIPELINE-NOT: call @scipy_cblas_sgemm64_
+// PIPELINE: vector.transpose
+// PIPELINE: scf.for {{.*}} iter_args({{.*}}) -> (vector<{{[0-9]+}}x{{[0-9]+}}xf32>)
+// PIPELINE: vector.contract
 // PIPELINE: linalg.generic
 // PIPELINE-NEVER-LABEL: func.func @mlp_layer
 // PIPELINE-NEVER-NOT: call @scipy_cblas_sgemm64_
@@ -85,14 +91,18 @@ func.func @skinny(%x: tensor<4x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor<4
 // -----
 
 // batch_matmul: 2 products of 128x1024x1024 with a relu epilogue (each B operand larger
-// than L2; an epilogue keeps strata-vectorize's packed panels out, and the unpacked
-// register tiles re-read B from beyond L2 for every row of cache tiles).
+// than L2): packed panels with the relu as its own loop, as for @mlp_layer.
 // CHECK-LABEL: func.func @batched
-// CHECK: linalg.batch_matmul {strata.blas}
-// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.batch_matmul at {{.*}} (2x128x1024x1024; the cost model)
-// PIPELINE-LABEL: func.func @batched
-// PIPELINE: scf.for
-// PIPELINE: func.call @scipy_cblas_sgemm64_
+// CHECK-NOT: scf.for
+// CHECK: linalg.batch_matmul ins
+// CHECK-NOT: strata.blas
+// CHECK: return
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.batch_matmul at {{.*}} (2x128x1024x1024; the cost model)
+// REPORT: remark: strata-fuse: not tiling linalg.generic at {{.*}} with linalg.batch_matmul at {{.*}}: the matmul runs on packed panels
+// A batch of BLAS calls is a loop of sgemm calls:
+// UNFUSED-LABEL: func.func @batched
+// UNFUSED: scf.for
+// UNFUSED: func.call @scipy_cblas_sgemm64_
 func.func @batched(%x: tensor<2x128x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x128x1024xf32> {
   %0 = "strata.matmul"(%x, %w) : (tensor<2x128x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x128x1024xf32>
   %1 = "strata.relu"(%0) : (tensor<2x128x1024xf32>) -> tensor<2x128x1024xf32>
@@ -114,8 +124,8 @@ func.func @half(%x: tensor<64x64xf16>, %w: tensor<64x64xf16>) -> tensor<64x64xf1
 
 // -----
 
-// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [d5260855] BLAS sgemm for linalg.matmul
-// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [c74a1995] generated code for linalg.matmul
+// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [fa9853c9] BLAS sgemm for linalg.matmul
+// KEYS: <stdin>:[[@LINE+7]]:8: remark: strata-fuse: [2c34abbd] generated code for linalg.matmul
 // OVERRIDE-LABEL: func.func @overridden
 // OVERRIDE: %[[BIG:.+]] = linalg.matmul ins
 // OVERRIDE: %[[SMALL:.+]] = linalg.matmul {strata.blas} ins
@@ -135,7 +145,10 @@ func.func @overridden(%x: tensor<256x8192xf32>, %w: tensor<8192x48xf32>, %y: ten
 // CHECK: %[[T:.+]] = linalg.transpose
 // CHECK: linalg.matmul {strata.blas} ins(%{{.+}}, %[[T]] : tensor<64x512xf32>, tensor<512x1024xf32>)
 // CHECK-NOT: scf.for
-// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+5]]:8 (64x1024x512; the cost model)
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] BLAS sgemm for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+8]]:8 (64x1024x512; the cost model)
+// PIPELINE-LABEL: func.func @linear_transposed_weight
+// PIPELINE: call @scipy_cblas_sgemm64_
+// PIPELINE: linalg.generic
 // NEVER-LABEL: func.func @linear_transposed_weight
 // NEVER-NOT: strata.blas
 func.func @linear_transposed_weight(%x: tensor<64x512xf32>, %w: tensor<1024x512xf32>, %b: tensor<1024xf32>) -> tensor<64x1024xf32> {

@@ -149,16 +149,25 @@ def test_auto_reports_its_choice_with_predicted_costs():
     rng = np.random.default_rng(7)
     small = strata.jit(lambda x, y: x @ y, threads=1)
     small(_rand(rng, 8, 8), _rand(rng, 8, 8))
-    # with a fused epilogue the generated matmul runs unpacked inside the epilogue's
-    # tiles (the packed panels are for matmuls without one): BLAS is predicted faster
+    # a large matmul with an epilogue: generated code on packed panels, the epilogue as its
+    # own loop (tiling it into the matmul would keep the panels out)
     big = strata.jit(lambda x, y: strata.relu(x @ y), threads=1)
     big(_rand(rng, 256, 1024), _rand(rng, 1024, 1024))
+    # the same through a transposed weight: BLAS reads it as it is, generated code would copy
+    linear = strata.jit(lambda x, y: strata.relu(x @ y.T), threads=1)
+    linear(_rand(rng, 64, 512), _rand(rng, 1024, 512))
     pattern = (r"remark: strata-fuse: \[[0-9a-f]+\] {} linalg\.matmul at \S+ \({}; the cost "
                r"model\): predicted BLAS [0-9.]+ [mu]s, generated [0-9.]+ [mu]s")
     assert re.search(pattern.format("generated code for", "8x8x8"),
                      "\n".join(small.stats.fusion_report)), small.stats.fusion_report
-    assert re.search(pattern.format("BLAS sgemm for", "256x1024x1024"),
-                     "\n".join(big.stats.fusion_report)), big.stats.fusion_report
+    report = "\n".join(big.stats.fusion_report)
+    assert re.search(pattern.format("generated code for", "256x1024x1024") +
+                     r"; its epilogue linalg\.generic at \S+ runs as its own loop", report), report
+    assert re.search(r"not tiling linalg\.generic at \S+ with linalg\.matmul at \S+: the matmul "
+                     r"runs on packed panels and the epilogue as its own loop \(predicted "
+                     r"[0-9.]+ ms; tiled together [0-9.]+ ms\)", report), report
+    assert re.search(pattern.format("BLAS sgemm for", "64x1024x512"),
+                     "\n".join(linear.stats.fusion_report)), linear.stats.fusion_report
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -171,8 +180,17 @@ def test_cost_model_keeps_the_packed_kernel_for_large_plain_matmuls(threads, lan
         assert not cost.blas_wins, (m, n, k, cost)
         # within 25% of each other either way: both run near the FMA peak
         assert 0.75 < cost.blas_us / cost.generated_us < 1.25, (m, n, k, cost)
-    # a fused epilogue keeps the generated matmul unpacked: BLAS wins out of cache
-    assert estimate(1, 1024, 1024, 1024, epilogue=True, threads=threads, lanes=lanes).blas_wins
+    # an epilogue: generated code keeps its packed panels and runs the epilogue after them
+    # (tiling it in would keep the matmul unpacked, where BLAS wins out of cache)
+    cost = estimate(1, 1024, 1024, 1024, epilogue=True, threads=threads, lanes=lanes)
+    assert cost.unfuse and not cost.blas_wins, cost
+    plain = estimate(1, 1024, 1024, 1024, epilogue=False, threads=threads, lanes=lanes)
+    assert cost.generated_us > plain.generated_us  # the epilogue's extra trip through memory
+    unpackable = estimate(1, 1024, 1024, 1024, epilogue=True, threads=threads, lanes=lanes,
+                          packable=False)
+    assert not unpackable.unfuse and unpackable.blas_wins, unpackable
+    # a small matmul keeps its epilogue tiled in
+    assert not estimate(1, 8, 16, 8, epilogue=True, threads=threads, lanes=lanes).unfuse
     # a few rows against a large weight: generated (OpenBLAS packs the whole weight)
     assert not estimate(1, 4, 1024, 1024, epilogue=False, threads=threads,
                         lanes=lanes).blas_wins

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import strata
+from strata.codegen import host
 from strata.testing import assert_close
 
 MODES = [True, False, "measure"]
@@ -236,3 +237,32 @@ def test_fusion_report_conv_and_matmul_epilogues_are_tiled():
         report = "\n".join(jitted.stats.fusion_report)
         assert re.search(r"\] tiled linalg\.generic at \S+ by \[[\d, ]+\] with "
                          r"linalg\.(matmul|batch_matmul|conv_2d_\w+) at ", report), report
+
+
+@pytest.mark.parametrize("features", [
+    "native", pytest.param("avx2", marks=pytest.mark.skipif(
+        "avx2" not in host.host_flags().split(), reason="no AVX2"))])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(1, 130, 600, 515), (2, 70, 600, 515), (1, 97, 1030, 300)])
+def test_packed_matmul_with_its_epilogue_after_it(monkeypatch, shape, threads, features):
+    """Large matmuls with an epilogue: the cost model keeps strata-vectorize's packed panels
+    (odd M, N, K: partial panels) and runs bias + relu + residual as their own loop."""
+    if features == "avx2":
+        monkeypatch.setenv("STRATA_CPU_FEATURES", "avx2")
+    batch, m, n, k = shape
+    rng = np.random.default_rng(m + n)
+    lead = (batch,) if batch > 1 else ()
+    x, w = rand(rng, lead + (m, k)), rand(rng, lead + (k, n))
+    b, r = rand(rng, (n,)), rand(rng, lead + (m, n))
+    jitted = strata.jit(lambda x, w, b, r: strata.relu(x @ w + b) + r, blas="never",
+                        threads=threads)
+    y = jitted(x, w, b, r)
+    ref = np.maximum(f64(x) @ f64(w) + f64(b), 0.0) + f64(r)
+    # the scale of the sum's terms, not of the result (relu and the residual shrink it)
+    mag = np.abs(f64(x)) @ np.abs(f64(w)) + np.abs(f64(b)) + np.abs(f64(r))
+    assert_close(y, ref, reduction_length=k, ops=3, magnitude=mag,
+                 what=f"{shape} threads={threads}")
+    report = "\n".join(jitted.stats.fusion_report)
+    assert re.search(r"not tiling linalg\.generic at \S+ with linalg\.(batch_)?matmul at \S+: "
+                     r"the matmul runs on packed panels", report), report
+    assert " tiled linalg.generic" not in report, report

@@ -21,6 +21,12 @@ Two kinds of fusion on linalg on tensors:
      =>
        scf.for %i, %j { fill; linalg.matmul on the tile; linalg.generic on the tile }
 
+   Not where the cost model (passes/fusion/blas.py) predicts a large f32 matmul
+   faster on strata-vectorize's packed panels (which it uses only outside such
+   tiles) with the epilogue as its own loop: the 256x1024x4096 layer of an MLP
+   runs 64 ms tiled with its bias + relu and 46 ms packed with them after it (1
+   thread). Such a matmul is left alone and the remark says so.
+
 3. Generated code or the tuned library (``blas=auto|always|never``): for each
    f32 linalg.matmul / batch_matmul of static shape, the cost model of
    passes/fusion/blas.py predicts strata's own kernel (with its epilogue tiled
@@ -249,6 +255,11 @@ class FusePass(Pass):
             if 0 in sizes:
                 self.note(consumer, "not tiling the epilogue: it has no elements")
                 continue
+            unfuse = _packed_unfused(producer, self.threads)
+            if unfuse is not None:
+                self.note(consumer, f"not tiling {describe(consumer)} with "
+                                    f"{describe(producer)}: {unfuse}")
+                continue
             tiles = _tiles(sizes, self.tile_m, self.tile_n)
             number, forced = self._next_candidate(overrides, producer, consumer)
             if forced == "off":
@@ -304,7 +315,8 @@ class FusePass(Pass):
                         is_elementwise_producer(users[0]) and
                         None not in loop_ranges(users[0]))
             cost = blas_estimate(batch, m, n, k, epilogue=epilogue, threads=self.threads,
-                                 lanes=lanes, transposed=_transposed_elements(op))
+                                 lanes=lanes, transposed=_transposed_elements(op),
+                                 packable=_standard_order(op))
             shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
                 f"{m}x{n}x{k}"
             predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
@@ -324,8 +336,38 @@ class FusePass(Pass):
             then = ""
             if epilogue:
                 then = (f"; its epilogue {describe(users[0])} " +
-                        ("runs as its own loop" if use else "is tiled into the generated kernel"))
+                        ("runs as its own loop" if use or cost.unfuse else
+                         "is tiled into the generated kernel"))
             self.note(op, f"{tag}{verb} {describe(op)} ({shape}; {why}): {predicted}{then}")
+
+
+def _standard_order(op) -> bool:
+    """Whether the contraction's operands are in the order strata-vectorize packs: (b,) m x k
+    and (b,) k x n, the default indexing maps."""
+    if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
+        return False
+    return [str(m) for m in contraction_maps(op)] == \
+        [str(m) for m in _default_maps(op.name)]
+
+
+def _packed_unfused(producer, threads):
+    """Why ``producer`` should run on packed panels with its epilogue as its own loop (the
+    cost model's two predictions), or None where tiling the epilogue into it is predicted
+    faster or packing does not apply."""
+    from ..codegen.host import f32_lanes
+
+    if producer.name not in ("linalg.matmul", "linalg.batch_matmul") or _in_loop(producer):
+        return None
+    sizes = blas_sizes(producer)
+    if sizes is None or not _standard_order(producer):
+        return None
+    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=f32_lanes())
+    if not cost.unfuse:
+        return None
+    fused = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=f32_lanes(),
+                          packable=False)
+    return (f"the matmul runs on packed panels and the epilogue as its own loop "
+            f"(predicted {_us(cost.generated_us)}; tiled together {_us(fused.generated_us)})")
 
 
 def _in_loop(op) -> bool:
@@ -395,8 +437,12 @@ def contraction_maps(op):
     """The indexing maps of a linalg.matmul / batch_matmul (its default ones if it has none)."""
     if "indexing_maps" in op.attributes:
         return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    return _default_maps(op.name)
+
+
+def _default_maps(name):
     d = ir.AffineDimExpr.get
-    if op.name == "linalg.matmul":
+    if name == "linalg.matmul":
         m, n, k = d(0), d(1), d(2)
         return [ir.AffineMap.get(3, 0, e) for e in ([m, k], [k, n], [m, n])]
     b, m, n, k = d(0), d(1), d(2), d(3)

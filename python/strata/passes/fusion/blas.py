@@ -9,9 +9,11 @@ microseconds and both are reported.
 
     generated = max(flops / (GEN_RATE x tile use x out-of-cache factor x threads),
                     bytes of the operands / GEN_BW)
-      packed (f32, M and N >= 64, no fused epilogue: strata-vectorize's panels):
+      packed (f32, M and N >= 64, operands in standard order: strata-vectorize's panels):
               = flops / (GEN_PACKED_RATE x panel use x threads)
                 + (8 (M K + K N) + 16 M N) bytes / PACKED_COPY_BW
+                + (with an epilogue, which then runs as its own loop) 8 M N bytes / MEM_BW
+      with an epilogue, the faster of the two (``unfuse``: packed wins)
     BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
                 + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
     an operand that is a transposed matrix (``linalg.transpose`` swapping its last two dims,
@@ -106,7 +108,10 @@ class BlasEstimate:
 
     generated_us: float
     blas_us: float
-    epilogue: bool  # an epilogue would be fused into the generated kernel
+    epilogue: bool  # the op has an elementwise epilogue that generated code could fuse
+    # generated code is predicted faster on packed panels with the epilogue as its own
+    # loop than with the epilogue tiled into unpacked register tiles
+    unfuse: bool = False
 
     @property
     def blas_wins(self) -> bool:
@@ -119,7 +124,7 @@ def _use(size: int, tile: int) -> float:
 
 
 def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int = 1,
-             lanes: int = 16, transposed: int = 0) -> BlasEstimate:
+             lanes: int = 16, transposed: int = 0, packable: bool = True) -> BlasEstimate:
     """The cost model's prediction for a ``batch`` x (M x K) @ (K x N) f32 matmul.
 
     ``epilogue``: an elementwise consumer would be tiled into the generated kernel
@@ -127,18 +132,29 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     ``lanes``: f32 lanes per vector register of the host (16 with AVX-512).
     ``transposed``: elements of the operands that reach the op through a matrix transpose
     (BLAS reads them as they are; generated code pays for the transpose copy).
+    ``packable``: strata-vectorize could run the op on packed panels (its operands in
+    standard order); with an epilogue, generated code then has two ways: the epilogue
+    tiled into unpacked register tiles, or packed panels and the epilogue as its own loop
+    (one more trip through memory for the result, like a BLAS call's). ``unfuse`` says
+    the second is predicted faster, and ``generated_us`` is the faster of the two.
     """
     flops = 2.0 * batch * m * n * k
     operand_bytes = 4.0 * (m * k + k * n)
-    if not epilogue and min(m, n) >= PACKED_MIN and k >= 8 and lanes >= 8:
+    packs = packable and min(m, n) >= PACKED_MIN and k >= 8 and lanes >= 8
+    unfuse = False
+    if packs and not epilogue:
         generated = _packed(batch, m, n, k, threads, lanes)
     else:
         generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes)
+        if packs:
+            unfused = _packed(batch, m, n, k, threads, lanes) + 8.0 * batch * m * n / MEM_BW
+            unfuse = unfused < generated
+            generated = min(generated, unfused)
     generated += 8.0 * transposed / TRANSPOSE_BW
     blas = _blas(batch, m, n, k, threads, operand_bytes)
     if epilogue:
         blas += 8.0 * batch * m * n / MEM_BW
-    return BlasEstimate(generated, blas, epilogue)
+    return BlasEstimate(generated, blas, epilogue, unfuse)
 
 
 def _packed(batch, m, n, k, threads, lanes) -> float:
