@@ -56,7 +56,8 @@ config.substitutions.append(
     ("%roundtrip", f"{strata_opt} %s | {strata_opt} | {strata_opt}"))
 
 config.environment["PYTHONUNBUFFERED"] = "1"
-for var in ("HOME", "TMPDIR"):
+# STRATA_CPU_FEATURES=avx2 runs the suite for the AVX2 code paths on an AVX-512 host
+for var in ("HOME", "TMPDIR", "STRATA_CPU_FEATURES"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Compilations made by tests are cached under Output/, never in the user's cache.

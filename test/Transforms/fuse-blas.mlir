@@ -21,13 +21,13 @@
 // tile) with the epilogue as its own loop are predicted faster than both the epilogue tiled
 // into unpacked register tiles and a BLAS call; nothing is tiled and nothing is marked.
 // CHECK-LABEL: func.func @mlp_layer
-// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<256x1024xf32>, %[[W:[a-z0-9]+]]: tensor<1024x2048xf32>, %[[B:[a-z0-9]+]]: tensor<2048xf32>)
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<192x1024xf32>, %[[W:[a-z0-9]+]]: tensor<1024x2048xf32>, %[[B:[a-z0-9]+]]: tensor<2048xf32>)
 // CHECK-NOT: scf.for
-// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<256x1024xf32>, tensor<1024x2048xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<192x1024xf32>, tensor<1024x2048xf32>)
 // CHECK-NOT: scf.for
-// CHECK: %[[E:.+]] = linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<256x2048xf32>, tensor<2048xf32>)
+// CHECK: %[[E:.+]] = linalg.generic {{.*}} ins(%[[MM]], %[[B]] : tensor<192x2048xf32>, tensor<2048xf32>)
 // CHECK: return %[[E]]
-// REPORT: fuse-blas.mlir:[[@LINE+18]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+18]]:8 (256x2048x1024; the cost model): predicted BLAS {{[0-9.]+}} ms, generated [[P:[0-9.]+]] ms; its epilogue linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+20]]:8 runs as its own loop
+// REPORT: fuse-blas.mlir:[[@LINE+18]]:8: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+18]]:8 (192x2048x1024; the cost model): predicted BLAS {{[0-9.]+}} ms, generated [[P:[0-9.]+]] ms; its epilogue linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+20]]:8 runs as its own loop
 // REPORT: fuse-blas.mlir:[[@LINE+19]]:8: remark: strata-fuse: not tiling linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+19]]:8 with linalg.matmul at {{.*}}fuse-blas.mlir:[[@LINE+17]]:8: the matmul runs on packed panels and the epilogue as its own loop (predicted [[P]] ms; tiled together {{[0-9.]+}} ms)
 // REPORT-NOT: tiled linalg.generic at {{.*}}fuse-blas.mlir:[[@LINE+18]]
 // ALWAYS-LABEL: func.func @mlp_layer
@@ -44,11 +44,11 @@
 // PIPELINE: linalg.generic
 // PIPELINE-NEVER-LABEL: func.func @mlp_layer
 // PIPELINE-NEVER-NOT: call @scipy_cblas_sgemm64_
-func.func @mlp_layer(%x: tensor<256x1024xf32>, %w: tensor<1024x2048xf32>, %b: tensor<2048xf32>) -> tensor<256x2048xf32> {
-  %0 = "strata.matmul"(%x, %w) : (tensor<256x1024xf32>, tensor<1024x2048xf32>) -> tensor<256x2048xf32>
-  %1 = "strata.add"(%0, %b) : (tensor<256x2048xf32>, tensor<2048xf32>) -> tensor<256x2048xf32>
-  %2 = "strata.relu"(%1) : (tensor<256x2048xf32>) -> tensor<256x2048xf32>
-  return %2 : tensor<256x2048xf32>
+func.func @mlp_layer(%x: tensor<192x1024xf32>, %w: tensor<1024x2048xf32>, %b: tensor<2048xf32>) -> tensor<192x2048xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<192x1024xf32>, tensor<1024x2048xf32>) -> tensor<192x2048xf32>
+  %1 = "strata.add"(%0, %b) : (tensor<192x2048xf32>, tensor<2048xf32>) -> tensor<192x2048xf32>
+  %2 = "strata.relu"(%1) : (tensor<192x2048xf32>) -> tensor<192x2048xf32>
+  return %2 : tensor<192x2048xf32>
 }
 
 // -----
@@ -90,23 +90,23 @@ func.func @skinny(%x: tensor<4x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor<4
 
 // -----
 
-// batch_matmul: 2 products of 128x1024x1024 with a relu epilogue (each B operand larger
+// batch_matmul: 2 products of 96x1024x1024 with a relu epilogue (each B operand larger
 // than L2): packed panels with the relu as its own loop, as for @mlp_layer.
 // CHECK-LABEL: func.func @batched
 // CHECK-NOT: scf.for
 // CHECK: linalg.batch_matmul ins
 // CHECK-NOT: strata.blas
 // CHECK: return
-// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.batch_matmul at {{.*}} (2x128x1024x1024; the cost model)
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.batch_matmul at {{.*}} (2x96x1024x1024; the cost model)
 // REPORT: remark: strata-fuse: not tiling linalg.generic at {{.*}} with linalg.batch_matmul at {{.*}}: the matmul runs on packed panels
 // A batch of BLAS calls is a loop of sgemm calls:
 // UNFUSED-LABEL: func.func @batched
 // UNFUSED: scf.for
 // UNFUSED: func.call @scipy_cblas_sgemm64_
-func.func @batched(%x: tensor<2x128x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x128x1024xf32> {
-  %0 = "strata.matmul"(%x, %w) : (tensor<2x128x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x128x1024xf32>
-  %1 = "strata.relu"(%0) : (tensor<2x128x1024xf32>) -> tensor<2x128x1024xf32>
-  return %1 : tensor<2x128x1024xf32>
+func.func @batched(%x: tensor<2x96x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x96x1024xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<2x96x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x96x1024xf32>
+  %1 = "strata.relu"(%0) : (tensor<2x96x1024xf32>) -> tensor<2x96x1024xf32>
+  return %1 : tensor<2x96x1024xf32>
 }
 
 // -----

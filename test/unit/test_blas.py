@@ -152,7 +152,7 @@ def test_auto_reports_its_choice_with_predicted_costs():
     # a large matmul with an epilogue: generated code on packed panels, the epilogue as its
     # own loop (tiling it into the matmul would keep the panels out)
     big = strata.jit(lambda x, y: strata.relu(x @ y), threads=1)
-    big(_rand(rng, 256, 1024), _rand(rng, 1024, 1024))
+    big(_rand(rng, 192, 1024), _rand(rng, 1024, 1024))
     # the same through a transposed weight: BLAS reads it as it is, generated code would copy
     linear = strata.jit(lambda x, y: strata.relu(x @ y.T), threads=1)
     linear(_rand(rng, 64, 512), _rand(rng, 1024, 512))
@@ -161,7 +161,7 @@ def test_auto_reports_its_choice_with_predicted_costs():
     assert re.search(pattern.format("generated code for", "8x8x8"),
                      "\n".join(small.stats.fusion_report)), small.stats.fusion_report
     report = "\n".join(big.stats.fusion_report)
-    assert re.search(pattern.format("generated code for", "256x1024x1024") +
+    assert re.search(pattern.format("generated code for", "192x1024x1024") +
                      r"; its epilogue linalg\.generic at \S+ runs as its own loop", report), report
     assert re.search(r"not tiling linalg\.generic at \S+ with linalg\.matmul at \S+: the matmul "
                      r"runs on packed panels and the epilogue as its own loop \(predicted "
@@ -182,13 +182,16 @@ def test_cost_model_keeps_the_packed_kernel_for_large_plain_matmuls(threads, lan
         assert 0.75 < cost.blas_us / cost.generated_us < 1.25, (m, n, k, cost)
     # an epilogue: generated code keeps its packed panels and runs the epilogue after them
     # (tiling it in would keep the matmul unpacked, where BLAS wins out of cache)
-    cost = estimate(1, 1024, 1024, 1024, epilogue=True, threads=threads, lanes=lanes)
+    # (M = 1152: whole panels of 8 rows with AVX-512 and of 6 with AVX2)
+    cost = estimate(1, 1152, 1024, 1024, epilogue=True, threads=threads, lanes=lanes)
     assert cost.unfuse and not cost.blas_wins, cost
-    plain = estimate(1, 1024, 1024, 1024, epilogue=False, threads=threads, lanes=lanes)
+    plain = estimate(1, 1152, 1024, 1024, epilogue=False, threads=threads, lanes=lanes)
     assert cost.generated_us > plain.generated_us  # the epilogue's extra trip through memory
-    unpackable = estimate(1, 1024, 1024, 1024, epilogue=True, threads=threads, lanes=lanes,
-                          packable=False)
-    assert not unpackable.unfuse and unpackable.blas_wins, unpackable
+    for unpackable in (estimate(1, 1152, 1024, 1024, epilogue=True, threads=threads,
+                                lanes=lanes, packable=False),
+                       estimate(1, 1152, 1000, 1024, epilogue=True, threads=threads,
+                                lanes=lanes)):  # N = 1000: a partial panel
+        assert not unpackable.unfuse and unpackable.blas_wins, unpackable
     # a small matmul keeps its epilogue tiled in
     assert not estimate(1, 8, 16, 8, epilogue=True, threads=threads, lanes=lanes).unfuse
     # a few rows against a large weight: generated (OpenBLAS packs the whole weight)

@@ -13,7 +13,9 @@ microseconds and both are reported.
               = flops / (GEN_PACKED_RATE x panel use x threads)
                 + (8 (M K + K N) + 16 M N) bytes / PACKED_COPY_BW
                 + (with an epilogue, which then runs as its own loop) 8 M N bytes / MEM_BW
-      with an epilogue, the faster of the two (``unfuse``: packed wins)
+      with an epilogue, the faster of the two (``unfuse``: packed wins), packed only where
+      M and N are whole panels (a 256x196x2304 conv as a matmul ran 1.4 ms tiled with its
+      relu and 2.5 ms packed with N = 196 in partial panels, 2 threads)
     BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
                 + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
     an operand that is a transposed matrix (``linalg.transpose`` swapping its last two dims,
@@ -146,7 +148,10 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
         generated = _packed(batch, m, n, k, threads, lanes)
     else:
         generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes)
-        if packs:
+        mr, nr = _micro_tile(lanes)
+        if packs and m % mr == 0 and n % nr == 0:
+            # (a partial panel makes strata-vectorize copy that operand, and C, with a
+            # generic pad + transpose on one thread: slower than the tiled epilogue here)
             unfused = _packed(batch, m, n, k, threads, lanes) + 8.0 * batch * m * n / MEM_BW
             unfuse = unfused < generated
             generated = min(generated, unfused)
@@ -160,7 +165,7 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
 def _packed(batch, m, n, k, threads, lanes) -> float:
     """strata-vectorize's packed panels: (mr x nr) = 8 x 32 (AVX-512) or 6 x 16 (AVX2)
     micro-kernel tiles, plus the packing copies of A and B and the unpack of C."""
-    mr, nr = (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
+    mr, nr = _micro_tile(lanes)
     flops = 2.0 * batch * m * n * k
     rate = GEN_PACKED_RATE * _use(m, mr) * _use(n, nr) * k / (k + 16)
     copies = batch * (8.0 * (m * k + k * n) + 16.0 * m * n) / PACKED_COPY_BW
@@ -169,6 +174,10 @@ def _packed(batch, m, n, k, threads, lanes) -> float:
         tiles = batch * math.ceil(m / 128) * math.ceil(n / 256)
         gen_threads = max(1.0, min(threads, tiles) * GEN_PARALLEL_EFFICIENCY)
     return flops / rate / gen_threads + copies
+
+
+def _micro_tile(lanes) -> tuple[int, int]:
+    return (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
 
 
 def _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes) -> float:
