@@ -90,23 +90,23 @@ func.func @skinny(%x: tensor<4x1024xf32>, %w: tensor<1024x1024xf32>) -> tensor<4
 
 // -----
 
-// batch_matmul: 2 products of 96x1024x1024 with a relu epilogue (each B operand larger
+// batch_matmul: 2 products of 192x1024x1024 with a relu epilogue (each B operand larger
 // than L2): packed panels with the relu as its own loop, as for @mlp_layer.
 // CHECK-LABEL: func.func @batched
 // CHECK-NOT: scf.for
 // CHECK: linalg.batch_matmul ins
 // CHECK-NOT: strata.blas
 // CHECK: return
-// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.batch_matmul at {{.*}} (2x96x1024x1024; the cost model)
+// REPORT: remark: strata-fuse: [{{[0-9a-f]+}}] generated code for linalg.batch_matmul at {{.*}} (2x192x1024x1024; the cost model)
 // REPORT: remark: strata-fuse: not tiling linalg.generic at {{.*}} with linalg.batch_matmul at {{.*}}: the matmul runs on packed panels
 // A batch of BLAS calls is a loop of sgemm calls:
 // UNFUSED-LABEL: func.func @batched
 // UNFUSED: scf.for
 // UNFUSED: func.call @scipy_cblas_sgemm64_
-func.func @batched(%x: tensor<2x96x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x96x1024xf32> {
-  %0 = "strata.matmul"(%x, %w) : (tensor<2x96x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x96x1024xf32>
-  %1 = "strata.relu"(%0) : (tensor<2x96x1024xf32>) -> tensor<2x96x1024xf32>
-  return %1 : tensor<2x96x1024xf32>
+func.func @batched(%x: tensor<2x192x1024xf32>, %w: tensor<2x1024x1024xf32>) -> tensor<2x192x1024xf32> {
+  %0 = "strata.matmul"(%x, %w) : (tensor<2x192x1024xf32>, tensor<2x1024x1024xf32>) -> tensor<2x192x1024xf32>
+  %1 = "strata.relu"(%0) : (tensor<2x192x1024xf32>) -> tensor<2x192x1024xf32>
+  return %1 : tensor<2x192x1024xf32>
 }
 
 // -----

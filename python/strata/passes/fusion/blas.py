@@ -14,8 +14,9 @@ microseconds and both are reported.
                 + (8 (M K + K N) + 16 M N) bytes / PACKED_COPY_BW
                 + (with an epilogue, which then runs as its own loop) 8 M N bytes / MEM_BW
       with an epilogue, the faster of the two (``unfuse``: packed wins), packed only where
-      M and N are whole panels (a 256x196x2304 conv as a matmul ran 1.4 ms tiled with its
-      relu and 2.5 ms packed with N = 196 in partial panels, 2 threads)
+      M and N are whole panels and at least UNFUSE_MIN (a 256x196x2304 conv as a matmul
+      ran 1.4 ms tiled with its relu and 2.5 ms packed with N = 196 in partial panels,
+      2 threads)
     BLAS      = calls x (BLAS_CALL + packing + flops / (BLAS_RATE x tile use x threads))
                 + (an epilogue that would be fused) 2 x M x N x 4 bytes / MEM_BW
     an operand that is a transposed matrix (``linalg.transpose`` swapping its last two dims,
@@ -85,6 +86,7 @@ GEN_RATE = 85e3      # flop/us, one thread, generated register tiles, B panel in
 GEN_PACKED_RATE = 85e3  # flop/us, one thread, the packed micro-kernel (any operand size)
 PACKED_COPY_BW = 50e3  # bytes/us through the packing copies and the unpack (streaming)
 PACKED_MIN = 64      # strata-vectorize's pack-min: fewest rows and columns packed
+UNFUSE_MIN = 128     # fewest rows and columns to pack a matmul away from its epilogue
 GEN_OUT_OF_CACHE = 0.55  # ... when the K x N operand is larger than L2 (and M > GEN_CACHE_M)
 GEN_CACHE_M = 64     # rows of strata-vectorize's cache tile
 GEN_BW = 25e3        # bytes/us: generated code reads each operand at least once
@@ -149,9 +151,12 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     else:
         generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes)
         mr, nr = _micro_tile(lanes)
-        if packs and m % mr == 0 and n % nr == 0:
+        if packs and m % mr == 0 and n % nr == 0 and min(m, n) >= UNFUSE_MIN:
             # (a partial panel makes strata-vectorize copy that operand, and C, with a
-            # generic pad + transpose on one thread: slower than the tiled epilogue here)
+            # generic pad + transpose on one thread: slower than the tiled epilogue here;
+            # with fewer rows or columns than a packed cache tile, packing copies a whole
+            # operand for few uses of each element: a 1x1 conv as a 64x3136x256 matmul ran
+            # 1.4 ms packed and 0.53 ms tiled with its relu, 2 threads)
             unfused = _packed(batch, m, n, k, threads, lanes) + 8.0 * batch * m * n / MEM_BW
             unfuse = unfused < generated
             generated = min(generated, unfused)
