@@ -33,13 +33,18 @@ def fresh_cache(tmp_path, monkeypatch):
 def tools_run(monkeypatch):
     """The basenames of the tools aot runs as subprocesses."""
     ran = []
-    real = aot._run
+    real, real_piped = aot._run, aot._run_piped
 
     def record(cmd, what):
         ran.append(os.path.basename(cmd[0]))
         real(cmd, what)
 
+    def record_piped(first, second, tmp):  # opt | llc
+        ran.extend(os.path.basename(cmd[0]) for cmd, _ in (first, second))
+        real_piped(first, second, tmp)
+
     monkeypatch.setattr(aot, "_run", record)
+    monkeypatch.setattr(aot, "_run_piped", record_piped)
     return ran
 
 

@@ -1,6 +1,6 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
-    LLVM dialect --translate (in process)--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
+    LLVM dialect --translate (in process)--> LLVM IR --opt -O3 | llc -O3 (PIC)--> object
                  --cc -shared [-fuse-ld=gold] (+ libmlir_c_runner_utils, libmlir_async_runtime
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
@@ -131,6 +131,34 @@ def _run(cmd: list[str], what: str) -> None:
                           f"{p.stderr.strip()[:2000]}", location="<aot>")
 
 
+def _run_piped(first: tuple[list[str], str], second: tuple[list[str], str], tmp: str) -> None:
+    """Runs ``first[0] | second[0]`` (each a command and what it does, for the error); their
+    stderr go to files in the folder ``tmp`` (a full stderr pipe cannot stall them). The
+    first command's failure is the one reported where both fail."""
+    import subprocess
+
+    errs = [os.path.join(tmp, f"stderr-{i}") for i in (0, 1)]
+    with open(errs[0], "w") as e0, open(errs[1], "w") as e1:
+        a = subprocess.Popen(first[0], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=e0)
+        try:
+            b = subprocess.Popen(second[0], stdin=a.stdout, stdout=subprocess.DEVNULL,
+                                 stderr=e1)
+        except BaseException:
+            a.kill()
+            a.wait()
+            raise
+        finally:
+            a.stdout.close()  # b holds the read end: a sees a closed pipe if b exits
+        codes = (a.wait(), b.wait())
+    for (cmd, what), code, err in zip((first, second), codes, errs, strict=True):
+        if code != 0:
+            with open(err) as f:
+                text = f.read()
+            raise StrataError(f"{what} failed ({os.path.basename(cmd[0])} exit {code}): "
+                              f"{text.strip()[:2000]}", location="<aot>")
+
+
 def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
                          opt_level: int = 3, in_process: bool = False) -> None:
     """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically).
@@ -160,7 +188,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
                   os.environ.get("STRATA_AOT", "") == "engine")
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
-        src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
+        src, ll, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.o"))
         if in_process and _object_in_process(module, obj, opt_level):
             _link(linker, obj, libdir, blas, out_dir, out_path)
             return
@@ -176,11 +204,13 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         # The translated module names no target: without the triple, opt's cost model
         # knows no vector registers and the loop vectorizer does nothing.
         triple = f"-mtriple={_host_triple()}"
-        _run([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", *attrs, ll,
-              "-o", bc],
-             "optimizing LLVM IR")
-        _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
-              "-filetype=obj", f"-mcpu={cpu}", *attrs, bc, "-o", obj], "generating machine code")
+        # opt's bitcode goes to llc through a pipe: no file between them, and llc starts
+        # (loads libLLVM) while opt optimizes
+        _run_piped(([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", *attrs,
+                     ll, "-o", "-"], "optimizing LLVM IR"),
+                   ([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
+                     "-filetype=obj", f"-mcpu={cpu}", *attrs, "-", "-o", obj],
+                    "generating machine code"), tmp)
         _link(linker, obj, libdir, blas, out_dir, out_path)
 
 
