@@ -1,12 +1,18 @@
-"""aot's opt | llc pipe (runtime/aot.py ``_run_piped``): the second command reads what the
-first writes, and a failure names the step that failed, with its stderr."""
+"""aot's opt | llc pipe (runtime/aot.py ``_run_piped``, ``StartedTools``): the second command
+reads what the first writes, a failure names the step that failed, with its stderr, and a
+cold compile feeds the tools it started before its passes (or ends them, unused)."""
 
+import os
 import sys
 
+import numpy as np
 import pytest
 
+import strata
 from strata import StrataError
 from strata.runtime import aot
+
+pytestmark = pytest.mark.skipif(not aot.available(), reason="no C compiler driver (cc)")
 
 
 def _py(code):
@@ -42,3 +48,45 @@ def test_a_missing_second_tool_leaves_no_first_process_behind(tmp_path):
     with pytest.raises(OSError):
         aot._run_piped((_py("import time; time.sleep(30)"), "waiting"),
                        ([str(tmp_path / "no-such-tool")], "missing"), str(tmp_path))
+
+
+def _mlp(x, w):
+    return strata.relu(x @ w)
+
+
+def test_a_cold_compile_feeds_the_tools_it_started(tmp_path, monkeypatch):
+    # at a disk-cache miss opt | llc start before the passes; the IR goes to their stdin
+    monkeypatch.setenv("STRATA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("STRATA_CACHE", raising=False)
+    monkeypatch.delenv("STRATA_AOT", raising=False)
+    fed, real = [], aot.StartedTools.compile
+
+    def compile(self, llvm_ir):
+        fed.append(llvm_ir)
+        return real(self, llvm_ir)
+
+    monkeypatch.setattr(aot.StartedTools, "compile", compile)
+    x, w = np.ones((3, 4), np.float32), np.full((4, 5), -0.5, np.float32)
+    w[:, 0] = 1.0
+    f = strata.jit(_mlp, blas="never")
+    np.testing.assert_allclose(f(x, w), np.maximum(x @ w, 0))
+    assert len(fed) == 1 and "define" in fed[0]
+    assert f.stats.cache_hits == 0 and len(os.listdir(tmp_path / "cache")) >= 1
+
+
+def test_started_tools_report_bad_ir_and_clean_up(tmp_path):
+    tools = aot.StartedTools(3)
+    procs = tools._started[1]
+    with pytest.raises(StrataError, match="optimizing LLVM IR failed"):
+        tools.compile("this is not LLVM IR")
+    tools.close()
+    assert not os.path.exists(tools.tmp)
+    assert all(p.poll() is not None for p in procs)
+
+
+def test_unused_started_tools_are_ended(tmp_path):
+    tools = aot.StartedTools(3)
+    procs = tools._started[1]
+    tools.close()  # e.g. the passes failed: nothing was fed to opt
+    assert all(p.poll() is not None for p in procs)
+    assert not os.path.exists(tools.tmp)
