@@ -6,10 +6,14 @@
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
 
+opt's bitcode goes to llc through a pipe. A cold compile of the disk cache starts opt | llc
+at its cache miss (:func:`start_tools`), before the MLIR passes run, and writes the LLVM
+IR to opt's stdin: the tools' start-ups (loading libLLVM) overlap the passes.
+
 With ``STRATA_AOT=engine`` (opt-in), the on-disk cache's libraries (``in_process=True``,
 this machine's CPU) take a shorter road: MLIR's ExecutionEngine optimizes (the same -O
-pipeline as opt) and generates the object in this process, which saves opt's and llc's
-start-ups and the bitcode between them (~0.1 s of a demo MLP's cold compile), and only
+pipeline as opt, without the unroll cap) and generates the object in this process, which
+saves opt's and llc's start-ups and the bitcode between them, and only
 the link is a subprocess. It is not the default because LLVM aborts the whole process
 when the engine cannot resolve a helper its code generator calls (a compiler-rt
 routine such as ``__truncsfbf2`` for bf16 on a CPU without AVX-512 BF16, or
