@@ -238,6 +238,7 @@ class StartedTools:
         import tempfile
 
         self.opt_level = opt_level
+        self.used = False  # compile() feeds them once
         self.tmp = tempfile.mkdtemp(prefix="strata-aot-")
         self.obj = os.path.join(self.tmp, "m.o")
         self.cpu, self.attrs, _ = _target("native")
@@ -251,6 +252,7 @@ class StartedTools:
 
     def compile(self, llvm_ir: str) -> str:
         """Compiles LLVM IR text; returns the object file's path (raises StrataError)."""
+        self.used = True
         opt = self._started[1][0]
         try:
             opt.stdin.write(llvm_ir.encode())
@@ -322,8 +324,8 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
             _link(linker, obj, libdir, blas, out_dir, out_path)
             return
         translated = _translate(module)
-        if (translated is not None and tools is not None and tools.opt_level == opt_level
-                and (tools.cpu, tools.attrs) == (cpu, attrs)):
+        if (translated is not None and tools is not None and not tools.used and
+                tools.opt_level == opt_level and (tools.cpu, tools.attrs) == (cpu, attrs)):
             _link(linker, tools.compile(translated), libdir, blas, out_dir, out_path)
             return
         if translated is not None:
