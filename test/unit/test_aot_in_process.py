@@ -33,13 +33,18 @@ def fresh_cache(tmp_path, monkeypatch):
 def tools_run(monkeypatch):
     """The basenames of the tools aot runs as subprocesses."""
     ran = []
-    real = aot._run
+    real, real_start = aot._run, aot._start_piped
 
     def record(cmd, what):
         ran.append(os.path.basename(cmd[0]))
         real(cmd, what)
 
+    def record_piped(first, second, tmp, stdin):  # opt | llc, also those started early
+        ran.extend(os.path.basename(cmd[0]) for cmd, _ in (first, second))
+        return real_start(first, second, tmp, stdin)
+
     monkeypatch.setattr(aot, "_run", record)
+    monkeypatch.setattr(aot, "_start_piped", record_piped)
     return ran
 
 

@@ -1,14 +1,19 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
-    LLVM dialect --translate (in process)--> LLVM IR --opt -O3--> --llc -O3 (PIC)--> object
+    LLVM dialect --translate (in process)--> LLVM IR --opt -O3 (unroll threshold 150)
+                 | llc -O3 (PIC)--> object
                  --cc -shared [-fuse-ld=gold] (+ libmlir_c_runner_utils, libmlir_async_runtime
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
                  --ctypes--> Kernel
 
+opt's bitcode goes to llc through a pipe. A cold compile of the disk cache starts opt | llc
+at its cache miss (:func:`start_tools`), before the MLIR passes run, and writes the LLVM
+IR to opt's stdin: the tools' start-ups (loading libLLVM) overlap the passes.
+
 With ``STRATA_AOT=engine`` (opt-in), the on-disk cache's libraries (``in_process=True``,
 this machine's CPU) take a shorter road: MLIR's ExecutionEngine optimizes (the same -O
-pipeline as opt) and generates the object in this process, which saves opt's and llc's
-start-ups and the bitcode between them (~0.1 s of a demo MLP's cold compile), and only
+pipeline as opt, without the unroll cap) and generates the object in this process, which
+saves opt's and llc's start-ups and the bitcode between them, and only
 the link is a subprocess. It is not the default because LLVM aborts the whole process
 when the engine cannot resolve a helper its code generator calls (a compiler-rt
 routine such as ``__truncsfbf2`` for bf16 on a CPU without AVX-512 BF16, or
@@ -39,7 +44,8 @@ from .engine import Kernel, keep_for_good, load_runtime_libraries, runtime_libra
 if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
-__all__ = ["available", "build_shared_library", "SharedLibrary", "host_cpu"]
+__all__ = ["available", "build_shared_library", "SharedLibrary", "host_cpu", "start_tools",
+           "StartedTools"]
 
 
 def _bin(package: str, tool: str) -> str:
@@ -131,13 +137,173 @@ def _run(cmd: list[str], what: str) -> None:
                           f"{p.stderr.strip()[:2000]}", location="<aot>")
 
 
+# LLVM's -O3 differs from -O2 mostly in its loop-unroll threshold (300 vs 150). The loops
+# strata's passes vectorize are unrolled already (register tiles, strata-vectorize): at 300
+# opt unrolls them again, which makes the code 2-3x larger (the demo MLP's object 9.3 ->
+# 3.6 KB, opt | llc ~95 -> ~70 ms; a 256 matmul's 15.9 -> 5.2 KB, llc ~105 -> ~60 ms) and,
+# measured, none faster (matmuls 256-1000, the demo MLP and encoder block, one thread;
+# the ExecutionEngine's own -O3 is unchanged). LLVM's loop vectorizer, which the
+# loops strata leaves scalar need (the encoder block is ~1.6x slower at -O1), stays on.
+_O3_UNROLL_THRESHOLD = 150
+
+
+def _unrolling(opt_level: int) -> list[str]:
+    """opt's loop-unroll option for ``opt_level`` (see _O3_UNROLL_THRESHOLD)."""
+    return [f"-unroll-threshold={_O3_UNROLL_THRESHOLD}"] if opt_level >= 3 else []
+
+
+def _run_piped(first: tuple[list[str], str], second: tuple[list[str], str], tmp: str) -> None:
+    """Runs ``first[0] | second[0]`` (each a command and what it does, for the error); their
+    stderr go to files in the folder ``tmp`` (a full stderr pipe cannot stall them). The
+    first command's failure is the one reported where both fail."""
+    _finish_piped(_start_piped(first, second, tmp, stdin=None))
+
+
+def _start_piped(first, second, tmp: str, stdin) -> tuple:
+    """Starts ``first[0] | second[0]`` (see _run_piped), the first one reading ``stdin``
+    (None: nothing; subprocess.PIPE: what the caller writes)."""
+    import subprocess
+
+    errs = [os.path.join(tmp, f"stderr-{i}") for i in (0, 1)]
+    with open(errs[0], "w") as e0, open(errs[1], "w") as e1:
+        a = subprocess.Popen(first[0], stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=e0)
+        try:
+            b = subprocess.Popen(second[0], stdin=a.stdout, stdout=subprocess.DEVNULL,
+                                 stderr=e1)
+        except BaseException:
+            a.kill()
+            a.wait()
+            raise
+        finally:
+            a.stdout.close()  # b holds the read end: a sees a closed pipe if b exits
+    return (first, second), (a, b), errs
+
+
+def _finish_piped(started) -> None:
+    """Waits for a pipe _start_piped started; raises the first failure (see _run_piped)."""
+    steps, procs, errs = started
+    codes = [p.wait() for p in procs]
+    for (cmd, what), code, err in zip(steps, codes, errs, strict=True):
+        if code != 0:
+            with open(err) as f:
+                text = f.read()
+            raise StrataError(f"{what} failed ({os.path.basename(cmd[0])} exit {code}): "
+                              f"{text.strip()[:2000]}", location="<aot>")
+
+
+def _tool_steps(opt_level: int, cpu: str, attrs: list, source: str, obj: str) -> tuple:
+    """opt's and llc's commands (and what each does) from LLVM IR ``source`` ("-": stdin)
+    to the object file ``obj``."""
+    # The translated module names no target: without the triple, opt's cost model
+    # knows no vector registers and the loop vectorizer does nothing.
+    triple = f"-mtriple={_host_triple()}"
+    return (([_bin("llvm", "opt"), f"-O{opt_level}", *_unrolling(opt_level), triple,
+              f"-mcpu={cpu}", *attrs, source, "-o", "-"], "optimizing LLVM IR"),
+            ([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
+              "-filetype=obj", f"-mcpu={cpu}", *attrs, "-", "-o", obj],
+             "generating machine code"))
+
+
+def _target(cpu: str) -> tuple[str, list, bool]:
+    """``(cpu, llc/opt -mattr options, forced)`` for ``cpu`` ("native": this machine's, or
+    the one STRATA_CPU_FEATURES forces: codegen/host.py)."""
+    from ..codegen.host import llvm_target
+
+    forced = llvm_target()
+    attrs = []
+    if forced is not None and cpu == "native":
+        cpu = forced[0]
+        attrs = [f"-mattr={forced[1]}"] if forced[1] else []
+    return cpu, attrs, forced is not None
+
+
+def _engine_road(in_process: bool, cpu: str, forced: bool) -> bool:
+    """Whether the object is made with the ExecutionEngine (see build_shared_library)."""
+    return (in_process and cpu == "native" and not forced and
+            os.environ.get("STRATA_AOT", "") == "engine")
+
+
+class StartedTools:
+    """``opt | llc`` for this machine, started before the LLVM IR they compile exists.
+
+    A cold compile starts them at its disk-cache miss, before the MLIR passes run, so
+    that their start-ups (loading libLLVM, ~10 ms each) overlap the passes; the IR goes
+    to opt's stdin (:meth:`compile`). :meth:`close` ends them where they were not used
+    (the passes failed, the engine road) and removes their folder.
+    """
+
+    def __init__(self, opt_level: int):
+        import subprocess
+        import tempfile
+
+        self.opt_level = opt_level
+        self.used = False  # compile() feeds them once
+        self.tmp = tempfile.mkdtemp(prefix="strata-aot-")
+        self.obj = os.path.join(self.tmp, "m.o")
+        self.cpu, self.attrs, _ = _target("native")
+        try:
+            self._started = _start_piped(*_tool_steps(opt_level, self.cpu, self.attrs, "-",
+                                                      self.obj),
+                                         self.tmp, stdin=subprocess.PIPE)
+        except BaseException:
+            self.close()
+            raise
+
+    def compile(self, llvm_ir: str) -> str:
+        """Compiles LLVM IR text; returns the object file's path (raises StrataError)."""
+        self.used = True
+        opt = self._started[1][0]
+        try:
+            opt.stdin.write(llvm_ir.encode())
+        except BrokenPipeError:  # opt exited early: its error is reported below
+            pass
+        finally:
+            try:
+                opt.stdin.close()
+            except BrokenPipeError:
+                pass
+        _finish_piped(self._started)
+        return self.obj
+
+    def close(self) -> None:
+        import shutil
+
+        for p in getattr(self, "_started", ((), ()))[1]:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+            if p.stdin is not None and not p.stdin.closed:
+                try:
+                    p.stdin.close()
+                except BrokenPipeError:
+                    pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def start_tools(opt_level: int, in_process: bool = False) -> StartedTools | None:
+    """opt | llc started for a build_shared_library(..., cpu="native", tools=...) call to
+    come, or None where that build will not run them (the ExecutionEngine road, no
+    linker) or they cannot start (the build then reports why)."""
+    cpu, _, forced = _target("native")
+    if _engine_road(in_process, cpu, forced) or _linker() is None:
+        return None
+    try:
+        return StartedTools(opt_level)
+    except OSError:
+        return None
+
+
 def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
-                         opt_level: int = 3, in_process: bool = False) -> None:
+                         opt_level: int = 3, in_process: bool = False,
+                         tools: StartedTools | None = None) -> None:
     """Compiles an LLVM-dialect module into the shared library ``out_path`` (atomically).
 
     ``in_process``: generate the object with MLIR's ExecutionEngine in this process
     where it can and ``STRATA_AOT=engine`` asks for it (this machine's CPU, no forced
-    target), else with opt and llc."""
+    target), else with opt and llc. ``tools``: opt | llc already started
+    (:func:`start_tools`), used where they fit (this machine's CPU, ``opt_level``); the
+    caller closes them."""
     import tempfile
 
     linker = _linker()
@@ -149,22 +315,19 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
 
     blas = link_args(module)  # numpy's OpenBLAS and an rpath to it (runtime/blas.py)
     blas += _openmp_link_args(module)
-    from ..codegen.host import llvm_target
-
-    forced = llvm_target()  # STRATA_CPU_FEATURES (codegen/host.py)
-    attrs = []
-    if forced is not None and cpu == "native":
-        cpu = forced[0]
-        attrs = [f"-mattr={forced[1]}"] if forced[1] else []
-    in_process = (in_process and cpu == "native" and forced is None and
-                  os.environ.get("STRATA_AOT", "") == "engine")
+    cpu, attrs, forced = _target(cpu)
+    in_process = _engine_road(in_process, cpu, forced)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
-        src, ll, bc, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.bc", "m.o"))
+        src, ll, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.o"))
         if in_process and _object_in_process(module, obj, opt_level):
             _link(linker, obj, libdir, blas, out_dir, out_path)
             return
         translated = _translate(module)
+        if (translated is not None and tools is not None and not tools.used and
+                tools.opt_level == opt_level and (tools.cpu, tools.attrs) == (cpu, attrs)):
+            _link(linker, tools.compile(translated), libdir, blas, out_dir, out_path)
+            return
         if translated is not None:
             with open(ll, "w") as f:
                 f.write(translated)
@@ -173,14 +336,9 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
                 f.write(module.operation.get_asm(enable_debug_info=False))
             _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", ll],
                  "translating to LLVM IR")
-        # The translated module names no target: without the triple, opt's cost model
-        # knows no vector registers and the loop vectorizer does nothing.
-        triple = f"-mtriple={_host_triple()}"
-        _run([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", *attrs, ll,
-              "-o", bc],
-             "optimizing LLVM IR")
-        _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
-              "-filetype=obj", f"-mcpu={cpu}", *attrs, bc, "-o", obj], "generating machine code")
+        # opt's bitcode goes to llc through a pipe: no file between them, and llc starts
+        # (loads libLLVM) while opt optimizes
+        _run_piped(*_tool_steps(opt_level, cpu, attrs, ll, obj), tmp)
         _link(linker, obj, libdir, blas, out_dir, out_path)
 
 

@@ -648,25 +648,31 @@ class Program(ProgramBase):
             allocs.extend(scan_allocs(m))
             workspace.append(workspace_bytes(m, fname))
 
-        with phase("lower (MLIR passes)"):
-            remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
-                            record_sizes=sizes, threads=self.threads, blas=self.blas,
-                            fuse_options=fuse_options, before={"llvm": buffers}, tuned=tuned,
-                            timing=None if profile is None else profile.passes)
-        check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
-        if use_cache:
-            meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
-                    "results": [[list(s), d] for s, d in result_specs], "allocs": allocs,
-                    "threaded": uses_thread_runtime(module), "key": parts,
-                    "workspace": workspace[0],
-                    "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
-            with phase("native code (LLVM)"):
-                lib_path = cache.store(key, lambda path: aot.build_shared_library(
-                    module, path, opt_level=self.opt_level, in_process=True), meta)
-            if lib_path is not None:
-                with phase("load"):
-                    compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
-                return compiled, remarks, sizes
+        # opt | llc start now: their start-ups overlap the passes (aot.start_tools)
+        tools = aot.start_tools(self.opt_level, in_process=True) if use_cache else None
+        try:
+            with phase("lower (MLIR passes)"):
+                remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
+                                record_sizes=sizes, threads=self.threads, blas=self.blas,
+                                fuse_options=fuse_options, before={"llvm": buffers}, tuned=tuned,
+                                timing=None if profile is None else profile.passes)
+            check_allocs(fname, allocs + workspace_alloc(fname, workspace[0]))
+            if use_cache:
+                meta = {"function": fname, "args": [[list(s), d] for s, d in arg_specs],
+                        "results": [[list(s), d] for s, d in result_specs], "allocs": allocs,
+                        "threaded": uses_thread_runtime(module), "key": parts,
+                        "workspace": workspace[0],
+                        "remarks": [str(r) for r in remarks], "ir_sizes": sizes}
+                with phase("native code (LLVM)"):
+                    lib_path = cache.store(key, lambda path: aot.build_shared_library(
+                        module, path, opt_level=self.opt_level, in_process=True, tools=tools), meta)
+                if lib_path is not None:
+                    with phase("load"):
+                        compiled = self._from_library(lib_path, fname, arg_specs, meta, shapes)
+                    return compiled, remarks, sizes
+        finally:
+            if tools is not None:
+                tools.close()
         with phase("native code (LLVM JIT)"):
             engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
