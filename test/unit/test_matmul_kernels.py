@@ -196,3 +196,29 @@ def test_jit_code_uses_the_forced_registers(tmp_path, forced, zmm):
                           check=True).stdout
     assert ("zmm" in text) == zmm
     assert "vfmadd" in text
+
+
+_BF16_SCRIPT = textwrap.dedent("""
+    import sys
+    import ml_dtypes, numpy as np, strata
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (7, 33)).astype(ml_dtypes.bfloat16)
+    b = rng.uniform(-1, 1, (33, 17)).astype(ml_dtypes.bfloat16)
+    y = strata.jit(lambda a, b: a @ b)(a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = float(np.max(np.abs(y.astype(np.float64) - ref)))
+    print(y.dtype, err)
+    sys.exit(0 if y.dtype == ml_dtypes.bfloat16 and err < 0.1 else 1)
+""")
+
+
+@pytest.mark.skipif(not _has("avx2"), reason="host has no AVX2")
+def test_bf16_library_from_disk_in_a_new_process(tmp_path):
+    """Without AVX-512 BF16 the code calls MLIR's float16 helpers (__truncsfbf2); a cached
+    library must name their library itself: a new process that loads it before anything
+    else loaded MLIR's runtime (the compile, then a disk hit) must find them."""
+    env = dict(os.environ, STRATA_CPU_FEATURES="avx2", STRATA_CACHE_DIR=str(tmp_path))
+    for what in ("compile", "disk hit"):
+        run = subprocess.run([sys.executable, "-c", _BF16_SCRIPT], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, (what, run.stdout, run.stderr[-3000:])

@@ -363,9 +363,13 @@ def _link(linker: str, obj: str, libdir: str, blas: list, out_dir: str, out_path
     try:
         # --as-needed: a library whose code calls neither runtime library does not
         # load them (they pull in libMLIR and libLLVM: ~100 ms at a new process's
-        # first disk-cache hit)
+        # first disk-cache hit). The float16 helpers (__truncsfbf2 and the like: bf16
+        # and f16 conversions on a CPU without them) are linked by name: they live in
+        # libmlir_float16_utils, which the runner utils only depend on, so a library
+        # calling nothing else would otherwise leave them undefined in a new process
         args = ["-shared", "-o", tmp_lib, obj, f"-L{libdir}", "-Wl,--as-needed",
-                "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-Wl,--no-as-needed",
+                "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-lmlir_float16_utils",
+                "-Wl,--no-as-needed",
                 f"-Wl,-rpath,{libdir}"] + blas
         # gold, where there is one, links the demo MLP's library in ~20 ms where the
         # default (bfd) ld takes ~40 (most of it reading OpenBLAS's symbol table); the
