@@ -150,3 +150,35 @@ func.func @packed_divisible(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> ten
   %0 = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// N = 70 is no whole number of 32-column panels: B's last panel and C's last column of
+// tiles are partial. They are still vector copies: the reads of B and the writes of C
+// are masked (the mask's width is what is left of N), the padding read as zeros.
+// Z-LABEL: func.func @packed_partial_b
+// Z-SAME: (%[[A:[a-z0-9]+]]: tensor<64x48xf32>, %[[B:[a-z0-9]+]]: tensor<48x70xf32>)
+// Z-NOT: linalg.pack
+// Z: vector.transpose %{{.+}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// Z: scf.for %{{.+}} = %c0 to %c3 step %c1 iter_args(%{{.+}} = %{{.+}}) -> (tensor<3x48x32xf32>)
+// Z: vector.create_mask %{{.+}} : vector<32xi1>
+// Z: vector.transfer_read %{{.+}}[%c0, %c0], %{{.+}}, %{{.+}} {in_bounds = [true, true]} : tensor<?x?xf32>, vector<8x32xf32>
+// Z: vector.contract
+// Z: %[[U:.+]] = scf.for %{{.+}} = %c0 to %c64 step %c8 iter_args(%{{.+}} = %{{.+}}) -> (tensor<64x70xf32>)
+// Z: scf.for %{{.+}} = %c0 to %c70 step %c32
+// Z: vector.create_mask %{{.+}} : vector<32xi1>
+// Z: vector.transfer_write %{{.+}}, %{{.+}}[%c0, %c0], %{{.+}} {in_bounds = [true, true]} : vector<8x32xf32>, tensor<8x?xf32>
+// Z-NOT: linalg.unpack
+// Z: return %[[U]]
+// ZLOWER-LABEL: func.func @packed_partial_b
+// ZLOWER-NOT: vector.mask
+// ZLOWER: vector.maskedload
+// ZLOWER: vector.maskedstore
+// ZLOWER: return
+func.func @packed_partial_b(%a: tensor<64x48xf32>, %b: tensor<48x70xf32>) -> tensor<64x70xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x70xf32>
+  %c = linalg.fill ins(%cst : f32) outs(%e : tensor<64x70xf32>) -> tensor<64x70xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x70xf32>) outs(%c : tensor<64x70xf32>) -> tensor<64x70xf32>
+  return %0 : tensor<64x70xf32>
+}
