@@ -32,10 +32,11 @@
 // SERIAL: return
 
 // SPLIT-LABEL: func.func @tuned
-// the packs, then the 3 row blocks of 32 rows on threads
+// the packs, then the row blocks on threads: 32 rows would make 3 blocks, one thread
+// computing two while the other waits; 4 blocks of 24 rows share evenly
 // SPLIT: scf.forall (%{{.+}}) in (2)
 // SPLIT: %[[C:.+]] = tensor.empty() : tensor<12x4x8x32xf32>
-// SPLIT: scf.forall (%{{.+}}) in (3) shared_outs(%{{.+}} = %[[C]])
+// SPLIT: scf.forall (%{{.+}}) in (4) shared_outs(%{{.+}} = %[[C]])
 // SPLIT: vector.contract {{.*}} into vector<8x32xf32>
 // SPLIT: return
 func.func @tuned(%a: tensor<96x64xf32>, %b: tensor<64x128xf32>, %c: tensor<96x128xf32>) -> tensor<96x128xf32> {

@@ -49,8 +49,13 @@ SHAPES = [(1, 7, 17), (7, 257, 33), (257, 1, 100), (33, 17, 257), (100, 100, 257
           # whole panels on both widths (8 x 32 and 6 x 16): the packs and the unpack
           # are vector copies, on threads past parallel-flops; K not a multiple of 8
           (240, 192, 388), (96, 64, 9),
-          # whole A panels, padded B panels: only A's pack is a vector copy
-          (240, 200, 388)]
+          # whole A panels, padded B panels: masked vector copies of B's and C's last
+          # panel (K even), or whole copies (K odd)
+          (240, 200, 388), (240, 200, 387)]
+
+# On 2 threads (past parallel-flops): partial panels as masked vector copies on threads;
+# 256 rows in 43 six-row panels (AVX2) split unevenly, and into 4 row tiles instead of 3
+THREADED_SHAPES = [(256, 256, 256), (258, 250, 260), (1000, 70, 480)]
 
 
 @pytest.fixture
@@ -222,3 +227,14 @@ def test_bf16_library_from_disk_in_a_new_process(tmp_path):
         run = subprocess.run([sys.executable, "-c", _BF16_SCRIPT], env=env,
                              capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, (what, run.stdout, run.stderr[-3000:])
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("mnk", THREADED_SHAPES, ids=str)
+def test_matmul_f32_threaded_partial_panels(features, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m + n + k)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    f = strata.jit(lambda a, b: a @ b, threads=2, blas="never")
+    _check(f(a, b), a, b, "f32")

@@ -256,6 +256,25 @@ def packed_tiles(lanes: int, cache=(128, 256, 256), micro=(0, 0)):
     return (mr, nr), (rows, columns, cache[2])
 
 
+UNEVEN_PANELS = 64  # fewer panels than this may split into unequal chunks
+
+
+def _balanced_rows(cache, mr, m, columns, threads):
+    """The packed cache tile with fewer rows where that shares its tiles evenly among
+    ``threads`` threads: 256 rows in 6-row panels (AVX2) make 3 tiles of 126 rows, one
+    thread computing two of them while the other waits; 4 tiles of 66 rows split
+    2 + 2. ``columns``: tiles per row of tiles (batches included). Only a few tiles
+    per thread are rebalanced: with more, the last round's imbalance is small."""
+    panels = -(-m // mr)
+    rows = -(-m // cache[0])
+    if (rows * columns) % threads == 0 or rows * columns >= 4 * threads:
+        return cache
+    for target in range(rows + 1, min(panels, rows + threads) + 1):
+        if (target * columns) % threads == 0:
+            return (-(-panels // target) * mr, cache[1], cache[2])
+    return cache
+
+
 def _chunks(count: int, threads: int) -> int | None:
     """How many equal chunks ``count`` whole units split into for ``threads`` threads:
     a multiple of ``threads`` that divides ``count`` (at most 4 per thread), else a
@@ -273,12 +292,12 @@ def _chunks(count: int, threads: int) -> int | None:
 
 def _copy_tiles(m, n, k, batches, reg, threads, batch):
     """How the packs of A and B and the unpack of C (``_packed_strategy``) split
-    into equal chunks over ``threads`` threads: per copy (chunk tile sizes, vector
-    tile sizes, vector sizes), or None for a copy that stays whole: A's when M is
-    not a multiple of its panel width, one that has too few panels to share, and
-    B's and C's when N ends in a partial panel and K is odd. (A partial last panel
-    of B or C is a masked vector copy: 1000^3 on 2 threads ran 13.5 ms with both
-    copies whole, on one thread, and 10.8 ms with them in vector tiles.)
+    into chunks over ``threads`` threads: per copy (chunk tile sizes, vector tile
+    sizes, vector sizes), or None for a copy that stays whole: one that has too few
+    panels to share, or whose dim ends in a partial panel while K is odd. Chunks are
+    equal where the panels divide evenly, else the last is shorter. (A partial last
+    panel is a masked vector copy: 1000^3 on 2 threads ran 13.5 ms with B's pack and
+    C's unpack whole, on one thread, and 10.8 ms with them in vector tiles.)
 
     A pack's loops are its destination's outer dims (panels, K; batch first), the
     unpack's are C's dims (M, N; batch first); the last item of a plan is its
@@ -301,17 +320,27 @@ def _copy_tiles(m, n, k, batches, reg, threads, batch):
             return None
         panels = -(-dim // width)
         chunks = _chunks(panels, threads)
+        if chunks is None and partial and threads <= panels < UNEVEN_PANELS:
+            # no equal split (43 panels): the last chunk is shorter, its bounds dynamic,
+            # so every panel's copy is masked. That pays only for small copies (AVX2
+            # 256^3, 2 threads: 0.345 -> 0.204 ms); 1000^3's 167 panels of A ran 6%
+            # slower so than copied whole on one thread.
+            return -(-panels // threads)
         return None if chunks is None else panels // chunks
 
-    # B's last panel and C's last column of tiles may be partial (masked vector reads and
-    # writes, the padding read as zeros); A's transposing copy needs whole panels, and so
-    # does a K without an even step (strata-vectorize's unit-dim patterns would put a
-    # second op into the mask of a vector<1 x nr> read, which then fails to verify)
-    a, b = chunk(m, mr, False), chunk(n, nr, kt > 1)
-    return (None if a is None else ([a, 0], [1, kt], [1, kt, mr], -(-m // mr) // a),
-            None if b is None else ([b, 0], [1, kt], [1, kt, nr], -(-n // nr) // b),
+    def count(dim, width, per_chunk):  # chunks: ceil(panels / per_chunk)
+        panels = -(-dim // width)
+        return -(-panels // per_chunk)
+
+    # A's, B's and C's last panel (or row or column of tiles) may be partial: masked
+    # vector reads and writes, the padding read as zeros; not with an odd K (a unit K
+    # step: strata-vectorize's unit-dim patterns would put a second op into the mask of
+    # a vector<1 x nr> read, which then fails to verify)
+    a, b = chunk(m, mr, kt > 1), chunk(n, nr, kt > 1)
+    return (None if a is None else ([a, 0], [1, kt], [1, kt, mr], count(m, mr, a)),
+            None if b is None else ([b, 0], [1, kt], [1, kt, nr], count(n, nr, b)),
             None if a is None or (n % nr and kt == 1) else
-            ([a * mr, 0], [mr, nr], [1, 1, mr, nr], -(-m // mr) // a))
+            ([a * mr, 0], [mr, nr], [1, 1, mr, nr], count(m, mr, a)))
 
 
 _UNPACK_DEST = "strata.unpack_dest"
@@ -648,6 +677,9 @@ class VectorizePass(Pass):
             tiles = batches * -(-m // pcache[0]) * -(-n // pcache[1])
             parallel = (self.threads > 1 and tiles > 1 and
                         2 * batches * m * n * k >= self.parallel_flops)
+            if parallel:
+                pcache = _balanced_rows(pcache, reg[0], m, -(-n // pcache[1]) * batches,
+                                        self.threads)
             return ("packed", reg, pcache, parallel)
         op_cache = tuple(_cache_tile(dim, c) for c, dim in zip(cache, (m, n, k), strict=True))
         reg_m = max(1, min(self.register_m, op_cache[0]))
