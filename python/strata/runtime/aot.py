@@ -1,6 +1,6 @@
 """Ahead-of-time compilation: the LLVM dialect to a shared library, and loading one back.
 
-    LLVM dialect --translate (in process)--> LLVM IR --opt -O3 (unroll threshold 150)
+    LLVM dialect --translate (in process)--> LLVM IR --opt -O3
                  | llc -O3 (PIC)--> object
                  --cc -shared [-fuse-ld=gold] (+ libmlir_c_runner_utils, libmlir_async_runtime
                                [+ numpy's OpenBLAS, when strata-blas made calls to it])--> lib.so
@@ -12,7 +12,7 @@ IR to opt's stdin: the tools' start-ups (loading libLLVM) overlap the passes.
 
 With ``STRATA_AOT=engine`` (opt-in), the on-disk cache's libraries (``in_process=True``,
 this machine's CPU) take a shorter road: MLIR's ExecutionEngine optimizes (the same -O
-pipeline as opt, without the unroll cap) and generates the object in this process, which
+pipeline as opt) and generates the object in this process, which
 saves opt's and llc's start-ups and the bitcode between them, and only
 the link is a subprocess. It is not the default because LLVM aborts the whole process
 when the engine cannot resolve a helper its code generator calls (a compiler-rt
@@ -137,19 +137,11 @@ def _run(cmd: list[str], what: str) -> None:
                           f"{p.stderr.strip()[:2000]}", location="<aot>")
 
 
-# LLVM's -O3 differs from -O2 mostly in its loop-unroll threshold (300 vs 150). The loops
-# strata's passes vectorize are unrolled already (register tiles, strata-vectorize): at 300
-# opt unrolls them again, which makes the code 2-3x larger (the demo MLP's object 9.3 ->
-# 3.6 KB, opt | llc ~95 -> ~70 ms; a 256 matmul's 15.9 -> 5.2 KB, llc ~105 -> ~60 ms) and,
-# measured, none faster (matmuls 256-1000, the demo MLP and encoder block, one thread;
-# the ExecutionEngine's own -O3 is unchanged). LLVM's loop vectorizer, which the
-# loops strata leaves scalar need (the encoder block is ~1.6x slower at -O1), stays on.
-_O3_UNROLL_THRESHOLD = 150
-
-
-def _unrolling(opt_level: int) -> list[str]:
-    """opt's loop-unroll option for ``opt_level`` (see _O3_UNROLL_THRESHOLD)."""
-    return [f"-unroll-threshold={_O3_UNROLL_THRESHOLD}"] if opt_level >= 3 else []
+# opt runs at LLVM's own -O level, unroll threshold included. Capping -O3's loop-unroll
+# threshold at -O2's (150 instead of 300) made libraries 2-3x smaller and opt | llc ~25 ms
+# faster on the demo MLP, with matmuls and the MLP no slower, but a direct grouped conv
+# (conv_2d_ngchw_gfchw, 32 groups of 4 channels at 56x56, whose loops LLVM vectorizes and
+# unrolls itself) ran 6.2-8.8 ms instead of 1.4 ms: it is not capped.
 
 
 def _run_piped(first: tuple[list[str], str], second: tuple[list[str], str], tmp: str) -> None:
@@ -198,7 +190,7 @@ def _tool_steps(opt_level: int, cpu: str, attrs: list, source: str, obj: str) ->
     # The translated module names no target: without the triple, opt's cost model
     # knows no vector registers and the loop vectorizer does nothing.
     triple = f"-mtriple={_host_triple()}"
-    return (([_bin("llvm", "opt"), f"-O{opt_level}", *_unrolling(opt_level), triple,
+    return (([_bin("llvm", "opt"), f"-O{opt_level}", triple,
               f"-mcpu={cpu}", *attrs, source, "-o", "-"], "optimizing LLVM IR"),
             ([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
               "-filetype=obj", f"-mcpu={cpu}", *attrs, "-", "-o", obj],
