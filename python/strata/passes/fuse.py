@@ -346,8 +346,7 @@ def _standard_order(op) -> bool:
     and (b,) k x n, the default indexing maps."""
     if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
         return False
-    return [str(m) for m in contraction_maps(op)] == \
-        [str(m) for m in _default_maps(op.name)]
+    return contraction_maps(op) == _default_maps(op.name)
 
 
 def _packed_unfused(producer, threads):
@@ -361,11 +360,11 @@ def _packed_unfused(producer, threads):
     sizes = blas_sizes(producer)
     if sizes is None or not _standard_order(producer):
         return None
-    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=f32_lanes())
+    lanes = f32_lanes()
+    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes)
     if not cost.unfuse:
         return None
-    fused = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=f32_lanes(),
-                          packable=False)
+    fused = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, packable=False)
     return (f"the matmul runs on packed panels and the epilogue as its own loop "
             f"(predicted {_us(cost.generated_us)}; tiled together {_us(fused.generated_us)})")
 
