@@ -25,6 +25,9 @@ register tiles. It runs before strata-fuse. NCHW, N = 1:
   ``linalg.batch_matmul`` whose filter map has no batch dim); NHWC:
   ``col[N*OH*OW, KH*KW*C] @ W[KH*KW*C, F]``. Both filter layouts (FCHW, HWCF)
   are already the matrices these need: the filter is reshaped, never copied.
+* NCHW's copy is marked ``strata.im2col`` (strides, dilations): strata-fuse, when it
+  tiles the matmul with its epilogue, has each output tile copy its own windows
+  (passes/fusion/im2col.py) instead of reading a materialized matrix.
 * A 1x1 stride-1 convolution needs no copy: the input itself, reshaped, is the
   matrix.
 * f16/bf16 inputs are widened to f32 while they are copied (and the filter
@@ -79,6 +82,7 @@ from mlir.dialects import arith, tensor
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as matmul_estimate
+from .fusion.im2col import im2col_copy
 from .layout_common import build_generic, is_op, producer, rtype
 from .linalg_ops import linalg
 
@@ -256,19 +260,7 @@ def _parallel(n):
 
 
 def _copy(x, shape, in_map, elem):
-    """A linalg.generic writing ``x`` read through ``in_map`` into a new ``shape`` tensor of
-    ``elem`` (widened with arith.extf when ``x`` is f16/bf16)."""
-    f32 = ir.F32Type.get()
-    init = tensor.empty(list(shape), f32)
-    maps = [in_map, ir.AffineMap.get_identity(len(shape))]
-    op = linalg.GenericOp([init.type], [x], [init],
-                          ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-                          _parallel(len(shape)))
-    block = op.regions[0].blocks.append(elem, f32)
-    with ir.InsertionPoint(block):
-        a = block.arguments[0]
-        linalg.YieldOp([a if isinstance(elem, ir.F32Type) else arith.extf(f32, a)])
-    return op.result
+    return im2col_copy(x, shape, in_map, elem)
 
 
 def _widened(v):
@@ -402,7 +394,9 @@ def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
         shape = [conv.n, conv.c, conv.kh, conv.kw, conv.oh, conv.ow]
         in_map = ir.AffineMap.get(6, 0, [d[0], d[1], d[4] * sh + d[2] * dh,
                                          d[5] * sw + d[3] * dw])
-        col = _collapse(_copy(x, shape, in_map, elem), [[0], [1, 2, 3], [4, 5]])
+        # marked: strata-fuse may copy each output tile's windows inside its tile loop
+        col = _collapse(im2col_copy(x, shape, in_map, elem, window=(sh, sw, dh, dw)),
+                        [[0], [1, 2, 3], [4, 5]])
     col = _widened(col)
     filt = _widened(_collapse(w, [[0], [1, 2, 3]]))
     if conv.n == 1:
