@@ -1,7 +1,7 @@
 // strata-fuse: a conv's im2col matrix read by a matmul tiled with its epilogue is not
 // materialized: each output tile (whole rows of output pixels) copies its own input
 // windows inside the tile loop (passes/fusion/im2col.py). Input: strata-conv-to-matmul's
-// output (NCHW, mode=always), bias + relu as the epilogue.
+// output (NCHW and NHWC, mode=always), bias + relu as the epilogue.
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse{threads=2 parallel-flops=1})' | FileCheck %s --check-prefix=PAR
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse)' | FileCheck %s --check-prefix=SER
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse{threads=2 parallel-flops=1 report=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
@@ -20,6 +20,10 @@
 #two4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #two5 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #two6 = affine_map<(d0, d1, d2) -> (0, d1, 0, 0)>
+#three = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
+#three1 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+#three2 = affine_map<(d0, d1) -> (d0, d1)>
+#three3 = affine_map<(d0, d1) -> (0, 0, 0, d1)>
 module {
 // 144 output pixels, 12 per row: 2 tiles of 6 rows; a tile reads 8 padded rows.
 // PAR-LABEL: func.func @rows_of_one_image
@@ -27,7 +31,7 @@ module {
 // PAR: scf.forall (%{{.*}}, %{{.*}}) in (1, 2)
 // PAR: %[[ROW:.*]] = affine.apply #[[ROWS12]](%{{.*}})
 // PAR: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[0, 0, %[[ROW]], 0] [1, 4, 8, 14] [1, 1, 1, 1]
-// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x8x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x12xf32>) attrs = {strata.im2col = array<i64: 1, 1, 1, 1>}
+// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x8x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x12xf32>) attrs = {strata.im2col = array<i64: 1, 1, 1, 1, 0>}
 // PAR: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{\[\[}}0, 1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x12xf32> into tensor<36x72xf32>
 // PAR: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<36x72xf32>)
 // PAR-NOT: tensor<1x4x3x3x12x12xf32>
@@ -50,7 +54,7 @@ module {
     %2 = linalg.copy {cast = #linalg.type_fn<cast_signed>} ins(%arg0 : tensor<1x4x12x12xf32>) outs(%extracted_slice : tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
     %inserted_slice = tensor.insert_slice %2 into %1[0, 0, 1, 1] [1, 4, 12, 12] [1, 1, 1, 1] : tensor<1x4x12x12xf32> into tensor<1x4x14x14xf32>
     %3 = tensor.empty() : tensor<1x4x3x3x12x12xf32>
-    %4 = linalg.generic {indexing_maps = [#one, #one1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%inserted_slice : tensor<1x4x14x14xf32>) outs(%3 : tensor<1x4x3x3x12x12xf32>) attrs =  {strata.im2col = array<i64: 1, 1, 1, 1>} {
+    %4 = linalg.generic {indexing_maps = [#one, #one1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%inserted_slice : tensor<1x4x14x14xf32>) outs(%3 : tensor<1x4x3x3x12x12xf32>) attrs =  {strata.im2col = array<i64: 1, 1, 1, 1, 0>} {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<1x4x3x3x12x12xf32>
@@ -80,7 +84,7 @@ module {
 // PAR: scf.forall (%[[N:.*]], %{{.*}}, %{{.*}}) in (2, 1, 1)
 // PAR: %[[ROW:.*]] = affine.apply #[[ROWS6S2]](%{{.*}})
 // PAR: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[%[[N]], 0, %[[ROW]], 0] [1, 4, 13, 14] [1, 1, 1, 1]
-// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x13x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x6xf32>) attrs = {strata.im2col = array<i64: 2, 2, 1, 1>}
+// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x13x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x6xf32>) attrs = {strata.im2col = array<i64: 2, 2, 1, 1, 0>}
 // PAR: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x6xf32> into tensor<1x36x36xf32>
 // PAR: linalg.batch_matmul {{.*}} ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<1x36x36xf32>)
 // PAR-NOT: tensor<2x4x3x3x6x6xf32>
@@ -94,7 +98,7 @@ module {
     %2 = linalg.copy {cast = #linalg.type_fn<cast_signed>} ins(%arg0 : tensor<2x4x12x12xf32>) outs(%extracted_slice : tensor<2x4x12x12xf32>) -> tensor<2x4x12x12xf32>
     %inserted_slice = tensor.insert_slice %2 into %1[0, 0, 1, 1] [2, 4, 12, 12] [1, 1, 1, 1] : tensor<2x4x12x12xf32> into tensor<2x4x14x14xf32>
     %3 = tensor.empty() : tensor<2x4x3x3x6x6xf32>
-    %4 = linalg.generic {indexing_maps = [#two, #two1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%inserted_slice : tensor<2x4x14x14xf32>) outs(%3 : tensor<2x4x3x3x6x6xf32>) attrs =  {strata.im2col = array<i64: 2, 2, 1, 1>} {
+    %4 = linalg.generic {indexing_maps = [#two, #two1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%inserted_slice : tensor<2x4x14x14xf32>) outs(%3 : tensor<2x4x3x3x6x6xf32>) attrs =  {strata.im2col = array<i64: 2, 2, 1, 1, 0>} {
     ^bb0(%in: f32, %out: f32):
       linalg.yield %in : f32
     } -> tensor<2x4x3x3x6x6xf32>
@@ -157,4 +161,47 @@ module {
     return %expanded : tensor<1x8x12x12xf32>
   }
 
+
+// NHWC: the matrix's rows are the pixels (144, 12 per row): tiles of whole rows up
+// to 64 pixels: 48 (4 rows), each reading 6 padded rows.
+// PAR-LABEL: func.func @nhwc_rows
+// PAR-NOT: tensor<1x12x12x3x3x4xf32>
+// PAR: scf.forall (%{{.*}}, %{{.*}}) in (3, 1)
+// PAR: %[[ROW:.*]] = affine.apply #[[ROWS12]](%{{.*}})
+// PAR: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[0, %[[ROW]], 0, 0] [1, 6, 14, 4] [1, 1, 1, 1]
+// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x6x14x4xf32>) outs(%{{.*}} : tensor<1x4x12x3x3x4xf32>) attrs = {strata.im2col = array<i64: 1, 1, 1, 1, 1>}
+// PAR: %[[A:.*]] = tensor.collapse_shape %[[COPY]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x4x12x3x3x4xf32> into tensor<48x36xf32>
+// PAR: linalg.matmul ins(%[[A]], %{{.*}} : tensor<48x36xf32>, tensor<36x8xf32>)
+// PAR-NOT: tensor<1x12x12x3x3x4xf32>
+// PAR: return
+  func.func @nhwc_rows(%arg0: tensor<1x12x12x4xf32>, %arg1: tensor<3x3x4x8xf32>, %arg2: tensor<1x1x1x8xf32>) -> tensor<1x12x12x8xf32> attributes {llvm.emit_c_interface} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<1x14x14x4xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x14x14x4xf32>) -> tensor<1x14x14x4xf32>
+    %extracted_slice = tensor.extract_slice %1[0, 1, 1, 0] [1, 12, 12, 4] [1, 1, 1, 1] : tensor<1x14x14x4xf32> to tensor<1x12x12x4xf32>
+    %2 = linalg.copy {cast = #linalg.type_fn<cast_signed>} ins(%arg0 : tensor<1x12x12x4xf32>) outs(%extracted_slice : tensor<1x12x12x4xf32>) -> tensor<1x12x12x4xf32>
+    %inserted_slice = tensor.insert_slice %2 into %1[0, 1, 1, 0] [1, 12, 12, 4] [1, 1, 1, 1] : tensor<1x12x12x4xf32> into tensor<1x14x14x4xf32>
+    %3 = tensor.empty() : tensor<1x12x12x3x3x4xf32>
+    %4 = linalg.generic {indexing_maps = [#three, #three1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%inserted_slice : tensor<1x14x14x4xf32>) outs(%3 : tensor<1x12x12x3x3x4xf32>) attrs =  {strata.im2col = array<i64: 1, 1, 1, 1, 1>} {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<1x12x12x3x3x4xf32>
+    %collapsed = tensor.collapse_shape %4 [[0, 1, 2], [3, 4, 5]] : tensor<1x12x12x3x3x4xf32> into tensor<144x36xf32>
+    %collapsed_0 = tensor.collapse_shape %arg1 [[0, 1, 2], [3]] : tensor<3x3x4x8xf32> into tensor<36x8xf32>
+    %5 = tensor.empty() : tensor<144x8xf32>
+    %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<144x8xf32>) -> tensor<144x8xf32>
+    %7 = linalg.matmul ins(%collapsed, %collapsed_0 : tensor<144x36xf32>, tensor<36x8xf32>) outs(%6 : tensor<144x8xf32>) -> tensor<144x8xf32>
+    %8 = linalg.generic {indexing_maps = [#three2, #three3, #three2], iterator_types = ["parallel", "parallel"]} ins(%7, %arg2 : tensor<144x8xf32>, tensor<1x1x1x8xf32>) outs(%5 : tensor<144x8xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %10 = arith.addf %in, %in_1 : f32
+      linalg.yield %10 : f32
+    } -> tensor<144x8xf32>
+    %9 = linalg.generic {indexing_maps = [#three2, #three2], iterator_types = ["parallel", "parallel"]} ins(%8 : tensor<144x8xf32>) outs(%5 : tensor<144x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %10 = arith.maximumf %in, %cst : f32
+      linalg.yield %10 : f32
+    } -> tensor<144x8xf32>
+    %expanded = tensor.expand_shape %9 [[0, 1, 2], [3]] output_shape [1, 12, 12, 8] : tensor<144x8xf32> into tensor<1x12x12x8xf32>
+    return %expanded : tensor<1x12x12x8xf32>
+  }
 }

@@ -189,22 +189,25 @@ def test_resnet_layer_reports_its_choice(monkeypatch):
     assert "for linalg.matmul at" in report and "(64x3136x576; the cost model)" in report, report
 
 
-TILE_CASES = [  # (x NCHW, filter FCHW, stride, padding, dilation, threads, rows per tile)
-    ((1, 8, 20, 20), (16, 8, 3, 3), 1, 1, 1, 1, 5),       # 400 pixels: 4 tiles of 5 rows
-    ((1, 32, 40, 40), (64, 32, 3, 3), 1, 1, 1, 2, 2),     # parallel: 80 of 1600 pixels
-    ((4, 32, 32, 32), (64, 32, 3, 3), 1, 1, 1, 2, 4),     # N > 1 (batch_matmul), parallel
-    ((2, 5, 13, 11), (7, 5, 3, 3), 2, 1, 1, 2, 7),        # N > 1, stride 2, odd sizes
-    ((1, 2, 40, 13), (3, 2, 3, 3), (1, 2), (2, 0, 1, 3), 2, 1, 2),  # dilation 2, asymmetric
+TILE_CASES = [  # (x NCHW, filter FCHW, stride, padding, dilation, threads,
+    #              output rows per tile with NCHW (128-pixel tiles), NHWC (64))
+    ((1, 8, 20, 20), (16, 8, 3, 3), 1, 1, 1, 1, 5, 2),       # 400 pixels: 4 tiles of 5 rows
+    ((1, 32, 40, 40), (64, 32, 3, 3), 1, 1, 1, 2, 2, 1),     # parallel: 80 of 1600 pixels
+    ((4, 32, 32, 32), (64, 32, 3, 3), 1, 1, 1, 2, 4, 2),     # N > 1, parallel
+    ((2, 5, 13, 11), (7, 5, 3, 3), 2, 1, 1, 2, 7, 7),        # N > 1, stride 2, odd sizes
+    ((1, 2, 40, 13), (3, 2, 3, 3), (1, 2), (2, 0, 1, 3), 2, 1, 2, 2),  # dilation 2, asymmetric
 ]
 
 
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("case", range(len(TILE_CASES)))
-def test_epilogue_tiles_copy_their_own_windows(im2col, case, dtype):
-    """NCHW conv + bias + relu as generated code: each output tile of whole rows copies
-    its own input windows inside the tile loop (strata-fuse, fusion/im2col.py), no
-    K x pixels matrix is materialized, and the result matches float64."""
-    xs, ws, stride, padding, dilation, threads, rows = TILE_CASES[case]
+def test_epilogue_tiles_copy_their_own_windows(im2col, case, dtype, layout):
+    """conv + bias + relu as generated code: each output tile of whole rows copies its
+    own input windows inside the tile loop (strata-fuse, fusion/im2col.py), no
+    pixels x K matrix is materialized, and the result matches float64."""
+    xs, ws, stride, padding, dilation, threads, *rows = TILE_CASES[case]
+    rows = rows[layout == "NHWC"]
     rng = np.random.default_rng(40 + case)
     x = rng.standard_normal(xs).astype(dtype)
     w = (rng.standard_normal(ws) / 4).astype(dtype)
@@ -213,20 +216,27 @@ def test_epilogue_tiles_copy_their_own_windows(im2col, case, dtype):
     conv = conv_ref(x.astype(np.float64), w.astype(np.float64), *args)
     mag = conv_ref(np.abs(x).astype(np.float64), np.abs(w).astype(np.float64), *args)
     ref = np.maximum(conv + b.astype(np.float64).reshape(1, -1, 1, 1), 0)
+    n, (_, c, kh, kw) = xs[0], ws
+    oh, ow = ref.shape[2:]
+    bshape = (1, -1, 1, 1)
+    whole = f"{n}x{c}x{kh}x{kw}x{oh}x{ow}"
+    tile = f"1x{c}x{kh}x{kw}x{rows}x{ow}"
+    if layout == "NHWC":
+        x, w, ref, mag = _nhwc(x, w, ref, mag)
+        bshape = (1, 1, 1, -1)
+        whole = f"{n}x{oh}x{ow}x{kh}x{kw}x{c}"
+        tile = f"1x{rows}x{ow}x{kh}x{kw}x{c}"
 
     def layer(x, w, b):
-        y = strata.conv2d(x, w, stride=stride, padding=padding, dilation=dilation)
-        return strata.relu(y + b.reshape(1, -1, 1, 1))
+        y = strata.conv2d(x, w, stride=stride, padding=padding, dilation=dilation,
+                          layout=layout)
+        return strata.relu(y + b.reshape(*bshape))
 
     f = strata.jit(layer, blas="never", threads=threads)
     y = f(x, w, b)
     assert y.dtype == dtype
     assert_close(y, ref, dtype, reduction_length=ws[1] * ws[2] * ws[3], ops=2,
                  magnitude=mag + np.abs(b).max())
-    n, (_, c, kh, kw) = xs[0], ws
-    oh, ow = ref.shape[2:]
-    whole = f"{n}x{c}x{kh}x{kw}x{oh}x{ow}"
-    tile = f"1x{c}x{kh}x{kw}x{rows}x{ow}"
     report = _report(f)
     assert f"each output tile copies its own im2col windows ({tile})" in report, report
     assert f"the {whole} matrix is not materialized" in report, report

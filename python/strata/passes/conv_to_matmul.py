@@ -25,7 +25,7 @@ register tiles. It runs before strata-fuse. NCHW, N = 1:
   ``linalg.batch_matmul`` whose filter map has no batch dim); NHWC:
   ``col[N*OH*OW, KH*KW*C] @ W[KH*KW*C, F]``. Both filter layouts (FCHW, HWCF)
   are already the matrices these need: the filter is reshaped, never copied.
-* NCHW's copy is marked ``strata.im2col`` (strides, dilations): strata-fuse, when it
+* The copy is marked ``strata.im2col`` (strides, dilations, layout): strata-fuse, when it
   tiles the matmul with its epilogue, has each output tile copy its own windows
   (passes/fusion/im2col.py) instead of reading a materialized matrix.
 * A 1x1 stride-1 convolution needs no copy: the input itself, reshaped, is the
@@ -383,7 +383,8 @@ def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
             shape = [conv.n, conv.oh, conv.ow, conv.kh, conv.kw, conv.c]
             in_map = ir.AffineMap.get(6, 0, [d[0], d[1] * sh + d[3] * dh,
                                              d[2] * sw + d[4] * dw, d[5]])
-            col = _collapse(_copy(x, shape, in_map, elem), [[0, 1, 2], [3, 4, 5]])
+            col = _collapse(im2col_copy(x, shape, in_map, elem, window=(sh, sw, dh, dw, 1)),
+                            [[0, 1, 2], [3, 4, 5]])
         filt = _widened(_collapse(w, [[0, 1, 2], [3]]))
         result = linalg.matmul(col, filt, outs=[_init(op, out_groups)])
         return result, out_groups
@@ -395,7 +396,7 @@ def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
         in_map = ir.AffineMap.get(6, 0, [d[0], d[1], d[4] * sh + d[2] * dh,
                                          d[5] * sw + d[3] * dw])
         # marked: strata-fuse may copy each output tile's windows inside its tile loop
-        col = _collapse(im2col_copy(x, shape, in_map, elem, window=(sh, sw, dh, dw)),
+        col = _collapse(im2col_copy(x, shape, in_map, elem, window=(sh, sw, dh, dw, 0)),
                         [[0], [1, 2, 3], [4, 5]])
     col = _widened(col)
     filt = _widened(_collapse(w, [[0], [1, 2, 3]]))

@@ -21,7 +21,7 @@ Two kinds of fusion on linalg on tensors:
      =>
        scf.for %i, %j { fill; linalg.matmul on the tile; linalg.generic on the tile }
 
-   A conv's im2col matmul (strata-conv-to-matmul, NCHW) gets output tiles of whole
+   A conv's im2col matmul (strata-conv-to-matmul) gets output tiles of whole
    rows of pixels, and each tile then copies its own input windows inside the loop
    (passes/fusion/im2col.py): the K x pixels matrix is never materialized (the
    ResNet 3x3 64-channel 56x56 conv + relu, 2 threads: 1.68 -> 1.42 ms).
@@ -520,11 +520,12 @@ def _tiles(sizes, tm, tn, row=None):
     A dim larger than the preferred tile takes its largest divisor no smaller than half
     of it, as strata-vectorize's cache tiles do (3136 = 28 x 112, not 49 x 64; 784 =
     7 x 112, not 49 x 16: a 16-column tile left the matmul inside it 40% slower).
-    ``row``: the columns are output pixels of a conv's im2col matmul, OW per row; the
-    column tile is whole rows (1600 pixels of 40: 80, not 100), so each tile can copy
-    its own input windows (fusion/im2col.py): the largest such divisor up to the
-    preferred tile, else the smallest."""
-    def whole_rows(n, pref):
+    ``row`` = (dim, OW, OH*OW): that dim (the columns with NCHW, the rows with NHWC)
+    runs over the output pixels of a conv's im2col matmul; its tile is whole rows of
+    one image (1600 pixels of 40: 80, not 100), so each tile can copy its own input
+    windows (fusion/im2col.py): the largest such divisor up to the preferred tile,
+    else the smallest."""
+    def whole_rows(n, row, pref):  # divisors of one image's pixels: tiles stay in it
         fits = [t for t in range(row, n + 1, row) if n % t == 0]
         small = [t for t in fits if t <= pref]
         return small[-1] if small else fits[0]
@@ -538,7 +539,9 @@ def _tiles(sizes, tm, tn, row=None):
                 return t
         return n
 
-    columns = whole_rows(sizes[-1], tn) if row and sizes[-1] % row == 0 else \
-        pick(sizes[-1], tn)
-    tiles = [1] * (len(sizes) - 2) + [pick(sizes[-2], tm), columns]
+    tiles = [1] * (len(sizes) - 2) + [pick(sizes[-2], tm), pick(sizes[-1], tn)]
+    if row is not None:
+        dim, width, per_image = row
+        if per_image % width == 0 and sizes[dim] % per_image == 0:
+            tiles[dim] = whole_rows(per_image, width, tm if dim == -2 else tn)
     return tiles
