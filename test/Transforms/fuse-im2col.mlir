@@ -31,8 +31,14 @@ module {
 // PAR: scf.forall (%{{.*}}, %{{.*}}) in (1, 2)
 // PAR: %[[ROW:.*]] = affine.apply #[[ROWS12]](%{{.*}})
 // PAR: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[0, 0, %[[ROW]], 0] [1, 4, 8, 14] [1, 1, 1, 1]
-// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x8x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x12xf32>) attrs = {strata.im2col = array<i64: 1, 1, 1, 1, 0>}
-// PAR: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{\[\[}}0, 1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x12xf32> into tensor<36x72xf32>
+// PAR: %[[TILE:.*]] = tensor.empty() : tensor<1x4x3x3x6x12xf32>
+// PAR: %[[SRC:.*]] = tensor.extract_slice %[[WIN]][0, 0, 0, 0] [1, 4, 6, 12] [1, 1, 1, 1]
+// PAR: %[[DST:.*]] = tensor.extract_slice %[[TILE]][0, 0, 0, 0, 0, 0] [1, 4, 1, 1, 6, 12]
+// PAR: %[[PART:.*]] = linalg.copy {{.*}}strata.im2col_part{{.*}} ins(%[[SRC]] : tensor<1x4x6x12xf32>) outs(%[[DST]] : tensor<1x4x6x12xf32>)
+// PAR: tensor.insert_slice %[[PART]] into %[[TILE]][0, 0, 0, 0, 0, 0] [1, 4, 1, 1, 6, 12]
+// PAR: tensor.extract_slice %[[WIN]][0, 0, 2, 2] [1, 4, 6, 12] [1, 1, 1, 1]
+// PAR: %[[LAST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 2, 2, 0, 0] [1, 4, 1, 1, 6, 12]
+// PAR: %[[B:.*]] = tensor.collapse_shape %[[LAST]] {{\[\[}}0, 1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x12xf32> into tensor<36x72xf32>
 // PAR: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<36x72xf32>)
 // PAR-NOT: tensor<1x4x3x3x12x12xf32>
 // PAR: return
@@ -41,9 +47,11 @@ module {
 // SER: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // SER: %[[ROW:.*]] = affine.apply #{{.*}}(%[[J]])
 // SER: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[0, 0, %[[ROW]], 0] [1, 4, 8, 14] [1, 1, 1, 1]
-// SER: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x8x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x12xf32>) attrs = {strata.im2col
-// SER: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{.*}} into tensor<36x72xf32>
-// SER-NOT: strata.im2col
+// SER: tensor.extract_slice %[[WIN]][0, 0, 0, 0] [1, 4, 6, 12] [1, 1, 1, 1]
+// SER: linalg.copy {{.*}}strata.im2col_part
+// SER: %[[LAST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 2, 2, 0, 0] [1, 4, 1, 1, 6, 12]
+// SER: %[[B:.*]] = tensor.collapse_shape %[[LAST]] {{.*}} into tensor<36x72xf32>
+// SER-NOT: strata.im2col_part
 // SER: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<36x72xf32>)
 // REPORT: remark: strata-fuse: each output tile copies its own im2col windows (1x4x3x3x6x12) while they stay in cache; the 1x4x3x3x12x12 matrix is not materialized
   func.func @rows_of_one_image(%arg0: tensor<1x4x12x12xf32>, %arg1: tensor<8x4x3x3xf32>, %arg2: tensor<1x8x1x1xf32>) -> tensor<1x8x12x12xf32> attributes {llvm.emit_c_interface} {
@@ -84,8 +92,11 @@ module {
 // PAR: scf.forall (%[[N:.*]], %{{.*}}, %{{.*}}) in (2, 1, 1)
 // PAR: %[[ROW:.*]] = affine.apply #[[ROWS6S2]](%{{.*}})
 // PAR: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[%[[N]], 0, %[[ROW]], 0] [1, 4, 13, 14] [1, 1, 1, 1]
-// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x4x13x14xf32>) outs(%{{.*}} : tensor<1x4x3x3x6x6xf32>) attrs = {strata.im2col = array<i64: 2, 2, 1, 1, 0>}
-// PAR: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x6xf32> into tensor<1x36x36xf32>
+// PAR: tensor.extract_slice %[[WIN]][0, 0, 0, 0] [1, 4, 6, 6] [1, 1, 2, 2]
+// PAR: linalg.copy {{.*}}strata.im2col_part
+// PAR: tensor.extract_slice %[[WIN]][0, 0, 2, 2] [1, 4, 6, 6] [1, 1, 2, 2]
+// PAR: %[[LAST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 2, 2, 0, 0] [1, 4, 1, 1, 6, 6]
+// PAR: %[[B:.*]] = tensor.collapse_shape %[[LAST]] {{\[\[}}0], [1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x6xf32> into tensor<1x36x36xf32>
 // PAR: linalg.batch_matmul {{.*}} ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<1x36x36xf32>)
 // PAR-NOT: tensor<2x4x3x3x6x6xf32>
 // PAR: return
@@ -127,7 +138,7 @@ module {
 // PAR: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{.*}} into tensor<36x144xf32>
 // PAR: scf.forall
 // PAR: tensor.extract_slice %[[B]][0, %{{.*}}] [36, 72] [1, 1]
-// PAR-NOT: strata.im2col
+// PAR-NOT: strata.im2col_part
 // PAR: return
 // REPORT-NOT: 1x4x3x3x12x12 matrix
   func.func @unmarked_copy(%arg0: tensor<1x4x12x12xf32>, %arg1: tensor<8x4x3x3xf32>, %arg2: tensor<1x8x1x1xf32>) -> tensor<1x8x12x12xf32> attributes {llvm.emit_c_interface} {
@@ -169,8 +180,11 @@ module {
 // PAR: scf.forall (%{{.*}}, %{{.*}}) in (3, 1)
 // PAR: %[[ROW:.*]] = affine.apply #[[ROWS12]](%{{.*}})
 // PAR: %[[WIN:.*]] = tensor.extract_slice %inserted_slice[0, %[[ROW]], 0, 0] [1, 6, 14, 4] [1, 1, 1, 1]
-// PAR: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[WIN]] : tensor<1x6x14x4xf32>) outs(%{{.*}} : tensor<1x4x12x3x3x4xf32>) attrs = {strata.im2col = array<i64: 1, 1, 1, 1, 1>}
-// PAR: %[[A:.*]] = tensor.collapse_shape %[[COPY]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x4x12x3x3x4xf32> into tensor<48x36xf32>
+// PAR: tensor.extract_slice %[[WIN]][0, 0, 0, 0] [1, 4, 12, 4] [1, 1, 1, 1]
+// PAR: linalg.copy {{.*}}strata.im2col_part
+// PAR: tensor.extract_slice %[[WIN]][0, 2, 2, 0] [1, 4, 12, 4] [1, 1, 1, 1]
+// PAR: %[[LAST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 2, 2, 0] [1, 4, 12, 1, 1, 4]
+// PAR: %[[A:.*]] = tensor.collapse_shape %[[LAST]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<1x4x12x3x3x4xf32> into tensor<48x36xf32>
 // PAR: linalg.matmul ins(%[[A]], %{{.*}} : tensor<48x36xf32>, tensor<36x8xf32>)
 // PAR-NOT: tensor<1x12x12x3x3x4xf32>
 // PAR: return

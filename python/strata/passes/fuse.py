@@ -241,8 +241,8 @@ class FusePass(Pass):
         with Tags(module) as tags:
             self._tile_epilogues(module, overrides, tags)
         # a conv's im2col matrix: each output tile copies its own windows, in cache
-        for copy, whole in localize_im2col(module):
-            tile = "x".join(map(str, ir.RankedTensorType(copy.results[0].type).shape))
+        for copy, shape, whole in localize_im2col(module):
+            tile = "x".join(map(str, shape))
             self.note(copy, f"each output tile copies its own im2col windows ({tile}) "
                             f"while they stay in cache; the {'x'.join(map(str, whole))} "
                             f"matrix is not materialized")
