@@ -190,7 +190,9 @@ def estimate(conv: _Conv, *, elem_bytes: int = 4, epilogue: bool = False, thread
     copy = 0.0
     if not conv.no_copy or elem_bytes != 4:
         copy = 4.0 * col / IM2COL_BW
-    cost = matmul_estimate(batch, m, n, k, epilogue=epilogue, threads=threads, lanes=lanes)
+    # with an epilogue, each output tile copies its own windows (fusion/im2col.py)
+    cost = matmul_estimate(batch, m, n, k, epilogue=epilogue, threads=threads, lanes=lanes,
+                           im2col=epilogue and not conv.no_copy and conv.groups == 1)
     use_blas = blas == "always" or (blas == "auto" and cost.blas_wins)
     matmul = cost.blas_us if use_blas else cost.generated_us
     return ConvEstimate(direct, copy, matmul, use_blas)

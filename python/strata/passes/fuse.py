@@ -329,7 +329,8 @@ class FusePass(Pass):
                         None not in loop_ranges(users[0]))
             cost = blas_estimate(batch, m, n, k, epilogue=epilogue, threads=self.threads,
                                  lanes=lanes, transposed=_transposed_elements(op),
-                                 packable=_standard_order(op))
+                                 packable=_standard_order(op),
+                                 im2col=im2col_row_width(op) is not None)
             shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
                 f"{m}x{n}x{k}"
             predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
@@ -374,10 +375,12 @@ def _packed_unfused(producer, threads):
     if sizes is None or not _standard_order(producer):
         return None
     lanes = f32_lanes()
-    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes)
+    im2col = im2col_row_width(producer) is not None
+    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, im2col=im2col)
     if not cost.unfuse:
         return None
-    fused = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, packable=False)
+    fused = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, packable=False,
+                          im2col=im2col)
     return (f"the matmul runs on packed panels and the epilogue as its own loop "
             f"(predicted {_us(cost.generated_us)}; tiled together {_us(fused.generated_us)})")
 
@@ -514,6 +517,9 @@ def _contraction_flops(op) -> int:
     return 2 * elements * reduction
 
 
+WHOLE_CHANNELS = 256  # output channels an im2col tile takes whole (its copy made once)
+
+
 def _tiles(sizes, tm, tn, row=None):
     """Tile sizes for the epilogue's loops: divisors of the dims so tiles stay static.
 
@@ -544,4 +550,7 @@ def _tiles(sizes, tm, tn, row=None):
         dim, width, per_image = row
         if per_image % width == 0 and sizes[dim] % per_image == 0:
             tiles[dim] = whole_rows(per_image, width, tm if dim == -2 else tn)
+            other = -1 if dim == -2 else -2
+            if sizes[other] <= WHOLE_CHANNELS:
+                tiles[other] = sizes[other]
     return tiles

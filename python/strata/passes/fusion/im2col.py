@@ -243,9 +243,10 @@ def _localize_one(slice_op):
 def _tile_copy(window, mat: _Matrix, rows: int, elem):
     """The tile's matrix (``mat.tile_shape(rows)``, f32) copied from ``window`` (the input
     rows it reads): one copy per filter position (kh, kw) of a strided slice of the
-    window into the matrix's (kh, kw) part. Each is a plain elementwise copy (marked
-    ``strata.im2col_part``), which strata-vectorize copies by vectors along its last
-    dim; the whole tile as one op would read through ``oh*s + kh*d`` maps, which the
+    window into the matrix's (kh, kw) part. Each is a plain elementwise copy, marked
+    ``strata.im2col_part`` where its last dim is contiguous (not NCHW with a column
+    stride: a strided vector read is copied an element at a time, 5x slower), which
+    strata-vectorize copies by vectors along that dim; the whole tile as one op would read through ``oh*s + kh*d`` maps, which the
     vectorizer does not take (LLVM then copied it a scalar at a time: a fifth of the
     ResNet conv's time). Returns the matrix and the first part's op."""
     f32 = ir.F32Type.get()
@@ -286,7 +287,8 @@ def _tile_copy(window, mat: _Matrix, rows: int, elem):
                 with ir.InsertionPoint(block):
                     linalg.YieldOp([arith.extf(f32, block.arguments[0])])
                 copied = op.result
-            op.operation.attributes[IM2COL_PART] = ir.UnitAttr.get()
+            if src_strides[-1] == 1:
+                op.operation.attributes[IM2COL_PART] = ir.UnitAttr.get()
             result = tensor.insert_slice(copied, result, [], [], [], dst_off, dst_sizes,
                                          [1] * 6)
             first = first or op.operation
