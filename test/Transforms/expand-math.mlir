@@ -81,40 +81,32 @@ func.func @exp_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 #id = affine_map<(d0) -> (d0)>
 
-// tanh: an odd polynomial for |x| < 0.625, else sign(x) * (1 - 2 / (exp(2|x|) + 1))
-// with exp of min(2|x|, 20) expanded as well: no range selects, 2^n in one factor.
+// tanh: copysign(e / (e + 2), x) with e = expm1(min(2|x|, 20)) = 2^n * q + (2^n - 1),
+// q = expm1(r) by exp's reduction and polynomial: one expression, no select, no exp left.
 // CHECK-LABEL: func.func @tanh_f32
 // CHECK-NOT: math.tanh
 // CHECK: ^bb0(%[[X:[a-z0-9_]+]]: f32, %{{.+}}: f32):
 // CHECK: %[[AX:.+]] = math.absf %[[X]] : f32
-// CHECK: %[[Z:.+]] = arith.mulf %[[X]], %[[X]] : f32
-// CHECK: %[[K0:.+]] = arith.constant -0.00570498873 : f32
-// CHECK: %[[T1:.+]] = math.fma %[[K0]], %[[Z]], %{{.+}} : f32
-// CHECK: %[[T2:.+]] = math.fma %[[T1]], %[[Z]], %{{.+}} : f32
-// CHECK: %[[T3:.+]] = math.fma %[[T2]], %[[Z]], %{{.+}} : f32
-// CHECK: %[[T4:.+]] = math.fma %[[T3]], %[[Z]], %{{.+}} : f32
-// CHECK: %[[T5:.+]] = arith.mulf %[[T4]], %[[Z]] : f32
-// CHECK: %[[SMALL:.+]] = math.fma %[[T5]], %[[X]], %[[X]] : f32
 // CHECK: %[[AX2:.+]] = arith.mulf %[[AX]], %{{.+}} : f32
 // CHECK: %[[TWENTY:.+]] = arith.constant 2.000000e+01 : f32
 // CHECK: %[[XC:.+]] = arith.minimumf %[[AX2]], %[[TWENTY]] : f32
 // CHECK-NOT: arith.maximumf
 // CHECK: %[[N:.+]] = math.floor
-// CHECK: math.fma %[[N]], %{{.+}}, %[[XC]] : f32
-// CHECK: %[[P:.+]] = arith.addf
-// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : f32 to i32
+// CHECK: %[[R1:.+]] = math.fma %[[N]], %{{.+}}, %[[XC]] : f32
+// CHECK: %[[R:.+]] = arith.subf %[[R1]], %{{.+}} : f32
+// CHECK: %[[R2:.+]] = arith.mulf %[[R]], %[[R]] : f32
+// CHECK: %[[Q:.+]] = math.fma %{{.+}}, %[[R2]], %[[R]] : f32
+// CHECK-NEXT: %[[NI:.+]] = arith.fptosi %[[N]] : f32 to i32
 // CHECK-NOT: arith.shrsi
 // CHECK: %[[POW:.+]] = arith.bitcast %{{.+}} : i32 to f32
-// CHECK-NEXT: %[[EXP:.+]] = arith.mulf %[[P]], %[[POW]] : f32
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[POWM1:.+]] = arith.subf %[[POW]], %[[ONE]] : f32
+// CHECK-NEXT: %[[E:.+]] = math.fma %[[POW]], %[[Q]], %[[POWM1]] : f32
+// CHECK: %[[D:.+]] = arith.addf %[[E]], %{{.+}} : f32
+// CHECK-NEXT: %[[T:.+]] = arith.divf %[[E]], %[[D]] : f32
+// CHECK-NEXT: %[[RES:.+]] = math.copysign %[[T]], %[[X]] : f32
+// CHECK-NEXT: linalg.yield %[[RES]] : f32
 // CHECK-NOT: arith.select
-// CHECK: %[[D:.+]] = arith.addf %[[EXP]], %{{.+}} : f32
-// CHECK: %[[Q:.+]] = arith.divf %{{.+}}, %[[D]] : f32
-// CHECK: %[[L:.+]] = arith.subf %{{.+}}, %[[Q]] : f32
-// CHECK: %[[LARGE:.+]] = math.copysign %[[L]], %[[X]] : f32
-// CHECK: %[[SWITCH:.+]] = arith.constant 6.250000e-01 : f32
-// CHECK: %[[SEL:.+]] = arith.cmpf olt, %[[AX]], %[[SWITCH]] : f32
-// CHECK: %[[R:.+]] = arith.select %[[SEL]], %[[SMALL]], %[[LARGE]] : f32
-// CHECK-NEXT: linalg.yield %[[R]] : f32
 // CHECK-NOT: math.tanh
 // CHECK-NOT: math.exp
 // CHECK: return

@@ -30,7 +30,7 @@ _erf = np.vectorize(math.erf, otypes=[np.float64])
 FUNCS = {
     "exp": ("math.exp", np.exp, 1.0),
     "log": ("math.log", np.log, 1.0),
-    "tanh": ("math.tanh", np.tanh, 1.5),
+    "tanh": ("math.tanh", np.tanh, 2.5),
     "erf": ("math.erf", _erf, 1.5),
 }
 TINY = float(np.finfo(np.float32).tiny)

@@ -24,8 +24,8 @@ so it is covered by exp. The polynomials were fitted for this project
 
     %t = math.tanh %x : f32
   =>
-    |x| < 0.625: x + x * z * poly4(z), z = x^2;  else sign(x) * (1 - 2 / (exp(2|x|) + 1))
-    (exp of min(2|x|, 20): no range selects, 2^n in one factor)
+    %e = expm1(min(2|x|, 20)) = 2^n * q + (2^n - 1), q = r + r^2 * poly5(r)  // exp's reduction
+    %t = copysign(%e / (%e + 2), %x)               // one expression for every |x|: no selects
 
     %e = math.erf %x : f32
   =>
@@ -37,7 +37,11 @@ inputs (every exponent with 4096 mantissas each, both signs, denormals, +-0,
 +-inf, NaN and the edges of each piece; test/unit/test_math_ulp.py), in scalar,
 vector<8xf32> and vector<16xf32> code alike:
 
-    exp 1.00 ulp   log 0.75 ulp   tanh 1.21 ulp   erf 1.13 ulp   sigmoid 2.03 ulp
+    exp 1.00 ulp   log 0.75 ulp   tanh 2.32 ulp   erf 1.13 ulp   sigmoid 2.03 ulp
+
+tanh was ``x + x^3 * poly(x^2)`` below 0.625 and ``1 - 2 / (exp(2|x|) + 1)`` above,
+both computed and one selected (1.21 ulp): the expm1 form is 16 ops fewer and the
+chain ``tanh(relu(x*w+b)*.5+.1)*2`` on 4096x4096 runs 5.9 -> 5.0 ms on 2 threads.
 
 A ``math.exp`` marked ``strata.nonpositive`` (its argument is <= 0 or NaN, as
 strata-attention's ``x - rowmax`` is) skips the overflow bound and takes 2^n as
@@ -68,8 +72,6 @@ NONPOSITIVE = "strata.nonpositive"
 
 _EXP_POLY = [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
              1.6666665459e-1, 5.0000001201e-1]
-_TANH_POLY = [-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
-              -3.33332819422e-1]
 # (log1p(f) - f + f^2/2) / f^3 on [sqrt(1/2) - 1, sqrt(2) - 1], highest power first
 _LOG_POLY = [0.07149752974510193, -0.115712009370327, 0.11661511659622192,
              -0.12411050498485565, 0.14249935746192932, -0.1666848063468933,
@@ -169,11 +171,22 @@ def _exp_reduced(b, x):
     """``(n, p)`` with ``exp(x) = p * 2^n``: n = round(x / ln2), p = exp(x - n ln2) by the
     polynomial. ``x - n * ln2_hi`` is one fma: ln2_hi has 9 significant bits, so
     ``n * ln2_hi`` is exact for |n| < 2^15 and the fma rounds as the subtraction would."""
+    n, q = _expm1_reduced(b, x)
+    return n, arith.addf(q, b.c(1.0))
+
+
+def _expm1_reduced(b, x):
+    """``(n, q)`` with ``exp(x) = 2^n * (q + 1)``, ``q = expm1(r)`` by the polynomial
+    (relative error ~1 ulp even where r is tiny: ``r + r^2 * poly(r)``)."""
     n = math.floor(math.fma(x, b.c(1.44269504088896341), b.c(0.5)))
     r = math.fma(n, b.c(-0.693359375), x)
     r = arith.subf(r, arith.mulf(n, b.c(-2.12194440e-4)))
+    return n, _expm1_poly(b, r)
+
+
+def _expm1_poly(b, r):
     r2 = arith.mulf(r, r)
-    return n, arith.addf(math.fma(b.horner(r, _EXP_POLY), r2, r), b.c(1.0))
+    return math.fma(b.horner(r, _EXP_POLY), r2, r)
 
 
 def _pow2(b, k):
@@ -205,17 +218,15 @@ def build_log(x):
 
 def build_tanh(x):
     b = _Builder(x)
-    ax = math.absf(x)
-    z = arith.mulf(x, x)
-    small = math.fma(arith.mulf(b.horner(z, _TANH_POLY), z), x, x)
-    # exp(2|x|) on [0, 20] only (NaN stays NaN): past 20, 2 / (exp(2|x|) + 1) < 2^-27
-    # and 1 - it rounds to 1 in f32 either way, so no overflow or underflow selects and
-    # 2^n in one factor (n <= 29); bit-identical to build_exp on that range.
-    n, p = _exp_reduced(b, arith.minimumf(arith.mulf(ax, b.c(2.0)), b.c(20.0)))
-    e = arith.mulf(p, _pow2(b, arith.fptosi(b.i, n)))
-    large = arith.subf(b.c(1.0), arith.divf(b.c(2.0), arith.addf(e, b.c(1.0))))
-    large = math.copysign(large, x)
-    return arith.select(b.cmp(_OLT, ax, b.c(0.625)), small, large)
+    # tanh|x| = e / (e + 2) with e = expm1(2|x|), one expression over the whole range:
+    # expm1(y) = 2^n * expm1(r) + (2^n - 1) keeps its relative accuracy for small y
+    # (n = 0: e = expm1(r), no cancellation). y is clamped to 20: past it tanh rounds to
+    # 1 in f32 (NaN stays NaN), so 2^n is one normal factor (n <= 29).
+    y = arith.minimumf(arith.mulf(math.absf(x), b.c(2.0)), b.c(20.0))
+    n, em1 = _expm1_reduced(b, y)
+    s = _pow2(b, arith.fptosi(b.i, n))
+    e = math.fma(s, em1, arith.subf(s, b.c(1.0)))
+    return math.copysign(arith.divf(e, arith.addf(e, b.c(2.0))), x)
 
 
 def build_erf(x):
