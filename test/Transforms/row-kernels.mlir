@@ -18,10 +18,12 @@
 // CHECK: %[[ROW:.+]] = tensor.extract_slice %[[O]][%[[I]], 0] [1, 17] [1, 1]
 // CHECK: %[[M1:.+]] = scf.for {{.*}} -> (vector<16xf32>)
 // CHECK: vector.transfer_read %[[X]][%[[I]], %{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<4x17xf32>, vector<16xf32>
-// CHECK: arith.maximumf
+// CHECK: %[[GT1:.+]] = arith.cmpf ogt, %[[V1:.+]], %[[A1:.+]] : vector<16xf32>
+// CHECK-NEXT: arith.select %[[GT1]], %[[V1]], %[[A1]] : vector<16xi1>, vector<16xf32>
 // CHECK: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[TAIL:.+]] = vector.transfer_read %[[X]][%[[I]], %{{.+}}], %[[NINF]] : tensor<4x17xf32>, vector<16xf32>
-// CHECK: %[[M2:.+]] = arith.maximumf %[[M1]], %[[TAIL]] : vector<16xf32>
+// CHECK: %[[GT2:.+]] = arith.cmpf ogt, %[[TAIL]], %[[M1]] : vector<16xf32>
+// CHECK-NEXT: %[[M2:.+]] = arith.select %[[GT2]], %[[TAIL]], %[[M1]] : vector<16xi1>, vector<16xf32>
 // CHECK: %[[MAX:.+]] = vector.reduction <maximumf>, %[[M2]] : vector<16xf32> into f32
 // CHECK: %[[MAXV:.+]] = vector.broadcast %[[MAX]] : f32 to vector<16xf32>
 // CHECK: %[[ES:.+]]:2 = scf.for {{.*}} iter_args(%{{.+}} = %[[ROW]], %{{.+}} = %{{.+}}) -> (tensor<1x17xf32>, vector<16xf32>)
@@ -129,7 +131,7 @@ func.func @log_softmax(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
 // CHECK: %[[C:.+]] = vector.transfer_read %[[B]][%{{.+}}]
 // CHECK: %[[M:.+]] = arith.mulf %[[V]], %{{.+}} : vector<16xf32>
 // CHECK: arith.addf %[[M]], %[[C]] : vector<16xf32>
-// CHECK: arith.maximumf
+// CHECK: arith.cmpf ogt
 // CHECK-NOT: linalg.generic
 // CHECK: return
 // NOFUSE-LABEL: func.func @producer

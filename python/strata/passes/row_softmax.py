@@ -24,7 +24,7 @@ combine rule is the one fused attention uses over key tiles; the helpers here
 take any row source so that a caller can reuse them.
 
 An all ``-inf`` row gives NaN (as ``exp(x - max(x))`` does in float64); a NaN
-anywhere in a row makes the row NaN (``arith.maximumf`` propagates NaN).
+anywhere in a row makes the row NaN (the max sweep skips it, the exp sweep does not).
 """
 
 from __future__ import annotations
@@ -96,6 +96,14 @@ class RowSweep:
         if self.n % self.v:
             values = step(index(self.main), False, values)
         return values
+
+
+def _max_ignoring_nan(m: ir.Value, x: ir.Value) -> ir.Value:
+    """``x > m ? x : m``: the x86 max instruction's own semantics, so one ``vmaxps``
+    where ``arith.maximumf`` (NaN-propagating) costs a compare, an unordered compare
+    and two blends. A NaN ``x`` is skipped here; the exp sweep that follows reads it
+    again and makes the row NaN all the same."""
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OGT, x, m), x, m)
 
 
 def _reduce(kind, acc: ir.Value) -> ir.Value:
@@ -174,7 +182,7 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
         big, total = combine_lanes(m, d)
     else:
         def row_max(j, full, values):
-            return [arith.maximumf(values[0], get(out_row, j, full, ninf))]
+            return [_max_ignoring_nan(values[0], get(out_row, j, full, ninf))]
 
         big = _reduce(vector.CombiningKind.MAXIMUMF, sweep.sweep([splat(vt, ninf)], row_max)[0])
     big_v = vector.broadcast(vt, big)
