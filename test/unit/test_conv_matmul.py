@@ -243,6 +243,22 @@ def test_epilogue_tiles_copy_their_own_windows(im2col, case, dtype, layout):
     fused = str(strata.compile(layer, x, w, b, compile_to="fused", blas="never",
                                threads=threads))
     assert f"tensor<{tile}xf32>" in fused and f"tensor<{whole}xf32>" not in fused, fused
+    assert "strata.max_opt_level = 2" in fused  # LLVM -O3 spent seconds on these copies
     loop = "scf.forall" if threads > 1 and case in (1, 2) else "scf.for"
     body = fused[fused.index(loop):]
     assert f"tensor<{tile}xf32>" in body, fused
+
+
+def test_opt_level_cap():
+    """A module's ``strata.max_opt_level`` (set by strata-fuse where tiles copy their own
+    im2col windows) lowers the JIT's LLVM level; without it the caller's level stands."""
+    from mlir import ir
+
+    from strata.context import new_context
+    from strata.runtime.engine import capped_opt_level
+
+    with new_context():
+        capped = ir.Module.parse("module attributes {strata.max_opt_level = 2 : i64} {}")
+        plain = ir.Module.parse("module {}")
+        assert [capped_opt_level(capped, o) for o in (3, 2, 1)] == [2, 2, 1]
+        assert [capped_opt_level(plain, o) for o in (3, 1)] == [3, 1]

@@ -39,7 +39,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import StrataError
-from .engine import Kernel, keep_for_good, load_runtime_libraries, runtime_library
+from .engine import Kernel, capped_opt_level, keep_for_good, load_runtime_libraries, runtime_library
 
 if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
@@ -309,6 +309,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     blas += _openmp_link_args(module)
     cpu, attrs, forced = _target(cpu)
     in_process = _engine_road(in_process, cpu, forced)
+    opt_level = capped_opt_level(module, opt_level)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.o"))

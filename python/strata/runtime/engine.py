@@ -138,6 +138,19 @@ def set_target(module: ir.Module) -> None:
                 op.operation.attributes["target_features"] = features_attr
 
 
+def capped_opt_level(module: ir.Module, opt_level: int) -> int:
+    """``opt_level``, lowered to the module's ``strata.max_opt_level`` if it has one (set
+    by strata-fuse where LLVM's -O3 costs seconds and gains nothing over -O2)."""
+    from mlir import ir
+
+    from ..passes.fusion.im2col import OPT_LEVEL_CAP
+
+    attrs = module.operation.attributes
+    if OPT_LEVEL_CAP in attrs:
+        return min(opt_level, ir.IntegerAttr(attrs[OPT_LEVEL_CAP]).value)
+    return opt_level
+
+
 class Engine:
     """An ExecutionEngine over a module lowered to the LLVM dialect.
 
@@ -159,7 +172,8 @@ class Engine:
             load_openmp()  # global: the JIT resolves the __kmpc_* calls against it
         threaded = runtime is not None
         set_target(module)
-        self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
+        self.engine = ExecutionEngine(module, opt_level=capped_opt_level(module, opt_level),
+                                      shared_libs=libs)
         if threaded:
             keep_for_good(self.engine)
 

@@ -40,10 +40,15 @@ from mlir.dialects import affine, arith, tensor
 from ..layout_common import producer, rtype
 from ..linalg_ops import linalg
 
-__all__ = ["IM2COL", "IM2COL_PART", "im2col_copy", "localize", "row_width"]
+__all__ = ["IM2COL", "IM2COL_PART", "OPT_LEVEL_CAP", "im2col_copy", "localize", "row_width"]
 
 IM2COL = "strata.im2col"  # array<i64: stride h, stride w, dilation h, dilation w, nhwc>
 IM2COL_PART = "strata.im2col_part"  # one filter position's copy in a tile (_tile_copy)
+# The module attribute that caps the LLVM optimization level its code is compiled with
+# (runtime/engine.py capped_opt_level). Set by localize: LLVM's -O3 took 7 s on the
+# 128-channel 28x28 NHWC conv's per-tile copies and 1.0 s on the 3x3/2 one (0.8 and
+# 0.5 s at -O2, warm calls as fast).
+OPT_LEVEL_CAP = "strata.max_opt_level"
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 
@@ -323,7 +328,8 @@ def _erase_dead(v):
 def localize(module) -> list:
     """Rewrites every slice of a materialized im2col matrix inside a tile loop as the copy
     of that tile's windows (see the module docstring); returns ``(its first copy op,
-    the tile's shape, the whole matrix's shape)`` for each."""
+    the tile's shape, the whole matrix's shape)`` for each. A module with such copies
+    asks for LLVM -O2 at most (``OPT_LEVEL_CAP``)."""
     slices = []
 
     def walk(op):
@@ -345,4 +351,6 @@ def localize(module) -> list:
             s.erase()
             _erase_dead(source)
             done.append(got)
+    if done:
+        module.attributes[OPT_LEVEL_CAP] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 2)
     return done
