@@ -159,6 +159,7 @@ func.func @rms_norm(%arg0: tensor<4x64xf32>, %arg1: tensor<64xf32>) -> tensor<4x
 // CHECK-LABEL: func.func @sum_of_exp
 // CHECK: %[[EX:.+]] = linalg.generic
 // CHECK: math.exp
+// CHECK-NOT: strata.nonpositive
 // CHECK: scf.for
 // CHECK: vector.transfer_read %[[EX]]
 // CHECK: vector.reduction <add>
@@ -299,7 +300,7 @@ func.func @rms3(%arg0: tensor<2x3x16xf32>, %arg1: tensor<16xf32>) -> tensor<2x3x
 // CHECK: %[[MB:.+]] = vector.broadcast %[[MAX]]
 // CHECK: %[[SUMV:.+]] = scf.for {{.*}} -> (vector<16xf32>)
 // CHECK: %[[D:.+]] = arith.subf %{{.+}}, %[[MB]] : vector<16xf32>
-// CHECK: math.exp %[[D]] : vector<16xf32>
+// CHECK: math.exp %[[D]] {strata.nonpositive} : vector<16xf32>
 // CHECK: %[[SUM:.+]] = vector.reduction <add>, %[[SUMV]]
 // CHECK: %[[SB:.+]] = vector.broadcast %[[SUM]]
 // CHECK: math.log %[[SB]] : vector<16xf32>
@@ -341,4 +342,54 @@ func.func @log_softmax_ops(%arg0: tensor<4x64xf32>) -> tensor<4x64xf32> {
     linalg.yield %10 : f32
   } -> tensor<4x64xf32>
   return %5 : tensor<4x64xf32>
+}
+
+// -----
+
+// exp(x - max(y)) with y another tensor: x - max(y) may be positive, so the exp keeps
+// its full expansion (no strata.nonpositive); the same max of x itself marks it.
+// CHECK-LABEL: func.func @max_of_another
+// CHECK: %[[D:.+]] = arith.subf %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK: math.exp %[[D]] : vector<16xf32>
+// CHECK-LABEL: func.func @maxnum_generic_of_x
+// CHECK: %[[D:.+]] = arith.subf %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK: math.exp %[[D]] {strata.nonpositive} : vector<16xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @max_of_another(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %r0 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%r0 : tensor<4xf32>) -> tensor<4xf32>
+  %m = linalg.reduce ins(%y : tensor<4x64xf32>) outs(%f : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %r = arith.maximumf %in, %init : f32
+      linalg.yield %r : f32
+    }
+  %e = tensor.empty() : tensor<4x64xf32>
+  %out = linalg.generic {indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<4x64xf32>, tensor<4xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    %v = math.exp %s : f32
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  return %out : tensor<4x64xf32>
+}
+func.func @maxnum_generic_of_x(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %r0 = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%r0 : tensor<4xf32>) -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [#map, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maxnumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty() : tensor<4x64xf32>
+  %out = linalg.generic {indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<4x64xf32>, tensor<4xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    %v = math.exp %s : f32
+    linalg.yield %v : f32
+  } -> tensor<4x64xf32>
+  return %out : tensor<4x64xf32>
 }

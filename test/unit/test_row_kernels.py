@@ -85,9 +85,7 @@ def test_rows_f32(n, threads, lanes):
                  magnitude=np.abs(g) * 4, what="rms_norm")
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_softmax_edge_rows(threads, lanes):
-    n = 37
+def _edge_rows(n=37):
     x = np.random.default_rng(0).standard_normal((6, n)).astype(np.float32)
     x[0] = -np.inf                      # all -inf: NaN, as in float64
     x[1, 5] = -np.inf                   # one -inf: exactly 0 there
@@ -96,8 +94,11 @@ def test_softmax_edge_rows(threads, lanes):
     x[4, :] = -1e30
     x[4, 7] = 0.0                       # one finite, the rest far below: a one-hot
     x[5, 3] = np.nan                    # NaN propagates to the row
-    softmax, _ = _jit(threads)
-    s, ls = softmax(x)
+    return x
+
+
+def _check_edge_rows(x, s, ls):
+    n = x.shape[-1]
     with np.errstate(invalid="ignore"):
         xd = x.astype(np.float64)
         ref, lref = softmax_ref(xd), log_softmax_ref(xd)
@@ -108,6 +109,23 @@ def test_softmax_edge_rows(threads, lanes):
     finite = np.isfinite(lref[1:5])
     assert_close(ls[1:5][finite], lref[1:5][finite], "f32", reduction_length=n, ops=4,
                  magnitude=np.abs(xd[1:5][finite]) + 1, what="log_softmax")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_softmax_edge_rows(threads, lanes):
+    x = _edge_rows()
+    softmax, _ = _jit(threads)
+    _check_edge_rows(x, *softmax(x))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_softmax_from_ops_edge_rows(threads, lanes):
+    """Written from ops, exp(x - max(x)) takes the non-positive expansion
+    (passes/nonpositive_exps.py): the same NaN, -inf, one-hot and overflow rows."""
+    x = _edge_rows()
+    s = strata.jit(_softmax_ops, threads=threads)(x)
+    ls = strata.jit(_log_softmax_ops, threads=threads)(x)
+    _check_edge_rows(x, s, ls)
 
 
 def test_online_rows(monkeypatch):

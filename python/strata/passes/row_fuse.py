@@ -50,6 +50,7 @@ from mlir.dialects import arith, scf, tensor, vector
 
 from ..codegen.host import f32_lanes
 from .base import Pass, collect_ops, option, threads_option
+from .nonpositive_exps import mark_nonpositive_exps
 from .patterns import erase_dead_ops
 from .row_softmax import RowSweep, index, row_slice
 
@@ -566,6 +567,7 @@ class RowFusePass(Pass):
 
     def run(self, module: ir.Operation) -> None:
         lanes = self.lanes or f32_lanes()
+        mark_nonpositive_exps(module)  # exp(x - rowmax(x)): the cheaper expansion
         fused = False
         consumed = []  # producers computed inside a kernel: their only user is gone
         # Last consumers first: a kernel may compute its producers (exp(x - max) under a
