@@ -1,6 +1,7 @@
 // RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2 vector-width=32' | FileCheck %s
 // RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2 vector-width=1' | FileCheck %s --check-prefix=NOVEC
 // RUN: strata-opt %s --split-input-file --strata-parallelize | FileCheck %s --check-prefix=OFF
+// RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2 vector-width=32 stream-bytes=0' | FileCheck %s --check-prefix=NOSTREAM
 // RUN: strata-opt %s --split-input-file '--strata-parallelize=threads=2' --strata-bufferize '--strata-lower-to-llvm=threads=2' | FileCheck %s --check-prefix=LLVM
 // RUN: not strata-opt %s --strata-parallelize=threads=0 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -48,11 +49,23 @@ func.func @heavy(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
 
 // -----
 
-// A memory-bound add stays whole, however large (two threads first-touching a
-// fresh output run slower than one).
+// A memory-bound add is not split, however large (two threads first-touching a
+// fresh output run slower than one); its 16 MiB output (stream-bytes) is still
+// vectorized, in one loop, so that strata-nontemporal-stores can stream its writes.
+// With stream-bytes=0 it stays a linalg.generic (LLVM vectorizes it, plain stores).
 // CHECK-LABEL: func.func @add
 // CHECK-NOT: scf.forall
-// CHECK: linalg.generic
+// CHECK: scf.for
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c32
+// CHECK: %[[A:.+]] = vector.transfer_read {{.*}} vector<1x32xf32>
+// CHECK: %[[B:.+]] = vector.transfer_read {{.*}} vector<1x32xf32>
+// CHECK: %[[S:.+]] = arith.addf %[[A]], %[[B]] : vector<1x32xf32>
+// CHECK: vector.transfer_write %[[S]]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// NOSTREAM-LABEL: func.func @add
+// NOSTREAM-NOT: vector.transfer_write
+// NOSTREAM: linalg.generic
 // LLVM-LABEL: llvm.func @add
 // LLVM-NOT: omp.parallel
 // LLVM: llvm.return

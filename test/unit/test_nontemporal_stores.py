@@ -144,6 +144,29 @@ def test_chain(lanes):
     assert REWRITTEN
 
 
+@pytest.mark.parametrize("shape", [(130, 1024), (70, 1000)], ids=str)
+def test_chain_one_thread(shape, lanes, monkeypatch):
+    """One thread: strata-parallelize splits nothing but vectorizes an op of at least its
+    ``stream-bytes`` (lowered here to 64 KiB) whose rows are whole vectors, so its
+    writes stream; rows of 1000 stay with LLVM (plain stores). An unaligned ``out=``
+    takes the plain loop: the same numbers."""
+    from strata.pipelines import levels
+
+    real = parallelize.ParallelizePass
+    monkeypatch.setattr(levels, "ParallelizePass",
+                        lambda **kw: real(stream_bytes=64 << 10, **kw))
+    x, w, b = _inputs(shape, 6)
+    f = strata.jit(_chain, threads=1)
+    ref = chain_ref(x.astype(np.float64), w, b)
+    assert_close(f(x, w, b), ref, "f32", ops=6, what="chain")
+    assert bool(REWRITTEN) == (shape[-1] == 1024)
+    buf = np.empty(x.size + 32, np.float32)
+    base = (-buf.ctypes.data % 64) // 4 + 1
+    out = buf[base:base + x.size].reshape(x.shape)
+    assert f(x, w, b, out=out) is out
+    assert_close(out, ref, "f32", ops=6, what="chain, unaligned out=")
+
+
 def test_plain_where_not_provable(lanes):
     """Rows of 1000 f32 (4000 bytes: row starts not 64-byte multiples, a masked tail)
     and a softmax (its output is read back): no non-temporal store."""

@@ -7,8 +7,8 @@ function whose
 arithmetic, elements x per-element body cost (passes/fusion/model.py: 0.25 per
 simple op, 4 per exp/div/...), is at least ``parallel-work``. Its outermost loop is
 split into ``threads`` chunks of an ``scf.forall`` (run on threads by
-strata-lower-to-llvm); the inner loops stay whole, so LLVM still vectorizes
-them. With ``threads=1`` (the default) the pass does nothing::
+strata-lower-to-llvm), and each chunk is vectorized (below). With ``threads=1``
+(the default) nothing is split::
 
     %0 = linalg.generic {parallel, parallel} ins(%x : tensor<1024x1024xf32>) ...
   =>
@@ -29,6 +29,18 @@ constants (an ``mlir.rewrite`` pattern), which also frees fused chains such as
   =>
     %0 = linalg.generic ins(%x : tensor<1024x1024xf32>) {
          ^bb0(%a: f32, %o: f32): %h = arith.constant 5.000000e-01 : f32; %m = arith.mulf %a, %h ... }
+
+An op that is not split (one thread, or below ``parallel-work``) but whose f32
+output is ``stream-bytes`` or larger, with every operand read along its last dim
+(or broadcast along it), is vectorized the same way in one loop: LLVM would
+vectorize it too, with plain stores, while these full vector writes are what
+strata-nontemporal-stores streams past the cache (``x * w + b`` chains on 4096 x
+4096, one thread: see the docs' row_kernels.md)::
+
+    %0 = linalg.generic {parallel, parallel} ins(%x ...) -> tensor<4096x4096xf32>
+  =>                                                        (threads=1, AVX-512)
+    scf.for %i ... scf.for %j step 32 { vector.transfer_read ... vector<1x32xf32>
+                                        ... vector.transfer_write ... }
 
 Below the threshold waking a worker (50-100 us on the 2-core machines) costs
 more than the split saves. Memory-bound ops (copies, adds, transposes) are
@@ -99,6 +111,7 @@ class ParallelizePass(Pass):
     threads: int = threads_option()
     parallel_work: int = option(1 << 21, min=1, help="Fewest cost units of an op split across threads")
     vector_width: int = option(0, min=0, help="f32 elements per vector step of a split op (0: 2 host vector registers; 1: leave vectorizing to LLVM)")
+    stream_bytes: int = option(16 << 20, min=0, help="Fewest output bytes of an op not split across threads that is still vectorized here, for non-temporal stores (0: never)")
 
     def _vector_tile(self, op):
         """Tile sizes (1, ..., 1, width) that vectorize a split op's chunks, or None.
@@ -118,18 +131,39 @@ class ParallelizePass(Pass):
             return None
         return [1] * (t.rank - 1) + [width]
 
+    def _split_here(self, op) -> bool:
+        return self.threads > 1 and _candidate(op) >= self.parallel_work
+
+    def _streamed_size(self, op) -> bool:
+        n = _elements(op)
+        return bool(self.stream_bytes) and n is not None and 4 * n >= self.stream_bytes
+
+    def _stream_here(self, op) -> bool:
+        """Not split, but large enough that its vector writes should stream."""
+        if _candidate(op) == 0 or self._split_here(op):
+            return False
+        return self._streamed_size(op) and _reads_rows(op)
+
+    def _inline_scalars(self, op, rewriter) -> bool:
+        if self.threads == 1 and not self._streamed_size(op):
+            return False  # nothing else changes with one thread
+        return _inline_splat_scalars(op, rewriter)
+
     def run(self, module: ir.Operation) -> None:
-        if self.threads == 1:
+        if self.threads == 1 and not self.stream_bytes:
             return
-        apply_greedily(module, [("linalg.generic", _inline_splat_scalars)])
+        apply_greedily(module, [("linalg.generic", self._inline_scalars)])
         with Tags(module) as tags:
             plans = []
-            for i, op in enumerate(collect_ops(module,
-                                               lambda o: _candidate(o) >= self.parallel_work)):
+            for i, op in enumerate(collect_ops(
+                    module, lambda o: self._split_here(o) or self._stream_here(o))):
                 rank = ir.RankedTensorType(op.results[0].type).rank
-                plans.append((tags.add(op, f"strata.parallelize_{i}"),
-                              [self.threads] + [0] * (rank - 1), op.location,
-                              self._vector_tile(op)))
+                counts = [self.threads] + [0] * (rank - 1) if self._split_here(op) else None
+                tile = self._vector_tile(op)
+                if counts is None and tile is None:
+                    continue
+                plans.append((tags.add(op, f"strata.parallelize_{i}"), counts, op.location,
+                              tile))
             op = None  # no handle on a payload op outlives the schedules
             for tag, counts, location, vector_tile in plans:
                 try:
@@ -138,14 +172,29 @@ class ParallelizePass(Pass):
                     self.fail_at(location, f"strata-parallelize: {e}")
 
 
+def _reads_rows(op) -> bool:
+    """Every operand of ``op`` is read along its last dim (the map's last result is the
+    op's last loop) or broadcast along it (no result uses that loop): vector reads are
+    then contiguous or splats, never gathers."""
+    for attr in ir.ArrayAttr(op.attributes["indexing_maps"]):
+        amap = ir.AffineMapAttr(attr).value
+        last = f"d{amap.n_dims - 1}"
+        results = [str(e) for e in amap.results]
+        if last in results and results[-1] != last:
+            return False
+    return True
+
+
 def _split(tag, counts, vector_tile=None):
-    """The schedule: the tagged op as an scf.forall of ``counts`` chunks; with
-    ``vector_tile``, each chunk tiled by it and vectorized."""
+    """The schedule: the tagged op as an scf.forall of ``counts`` chunks (None: not
+    split); with ``vector_tile``, each chunk tiled by it and vectorized."""
     def body(root):
-        forall = structured.TileUsingForallOp(match_tagged(root, tag), num_threads=counts)
+        op = match_tagged(root, tag)
+        if counts is not None:
+            op = structured.TileUsingForallOp(op, num_threads=counts).tiled_op
         if vector_tile is None:
             return
-        tiled = structured.TileUsingForOp(forall.tiled_op, sizes=vector_tile)
+        tiled = structured.TileUsingForOp(op, sizes=vector_tile)
         structured.VectorizeOp(tiled.tiled_linalg_op)
         func = match_ops(root, ["func.func"])
         apply_patterns(func,

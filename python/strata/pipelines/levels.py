@@ -118,8 +118,7 @@ def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     p.add(VectorizePass(threads=o.threads, tuned=o.tuned))
     p.add(VectorizeDepthwisePass(threads=o.threads,
                                  report=FusePass.from_options(o.fuse_options).report))
-    if o.threads > 1:
-        p.add(ParallelizePass(threads=o.threads))
+    p.add(ParallelizePass(threads=o.threads))  # one thread: large ops vectorized to stream
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
     # strata-row-blocks' static block functions, compiled as such, into their loops: their
     # blocks of rows bufferize to views of the arguments and results (no copies)
