@@ -2,9 +2,9 @@
 // materialized: each output tile (whole rows of output pixels) copies its own input
 // windows inside the tile loop (passes/fusion/im2col.py). Input: strata-conv-to-matmul's
 // output (NCHW and NHWC, mode=always), bias + relu as the epilogue.
-// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse{threads=2 parallel-flops=1})' | FileCheck %s --check-prefix=PAR
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse{threads=2 im2col-parallel-flops=1})' | FileCheck %s --check-prefix=PAR
 // RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse)' | FileCheck %s --check-prefix=SER
-// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse{threads=2 parallel-flops=1 report=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: strata-opt %s --pass-pipeline='builtin.module(strata-fuse{threads=2 im2col-parallel-flops=1 report=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // PAR-DAG: #[[ROWS12:.*]] = affine_map<(d0) -> (d0 floordiv 12)>
 // PAR-DAG: #[[ROWS6S2:.*]] = affine_map<(d0) -> ((d0 floordiv 6) * 2)>
@@ -137,11 +137,14 @@ module {
     return %expanded : tensor<2x8x6x6xf32>
   }
 
-// The same copy without the strata.im2col mark: the matmul's tiles read the matrix.
+// The same copy without the strata.im2col mark: the matmul's tiles read the matrix. Not a
+// conv's im2col matmul, so parallel-flops (default 2^25), not im2col-parallel-flops,
+// decides whether its tiles go on threads: one thread here.
 // PAR-LABEL: func.func @unmarked_copy
 // PAR: %[[COPY:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x3x12x12xf32>)
 // PAR: %[[B:.*]] = tensor.collapse_shape %[[COPY]] {{.*}} into tensor<36x144xf32>
-// PAR: scf.forall
+// PAR-NOT: scf.forall
+// PAR: scf.for
 // PAR: tensor.extract_slice %[[B]][0, %{{.*}}] [36, 72] [1, 1]
 // PAR-NOT: strata.im2col_part
 // PAR: return
