@@ -270,10 +270,13 @@ def test_a_replica_killed_under_load_loses_no_request(cluster):
     # A request the killed replica was running fails, and `call` sends it again. Whether
     # a kill finds one running there is timing (some kills here found none, three in a
     # row once), so kill again (up to 6 times) until `call` had to send one again.
+    # Each kill waits until both replicas answer requests: a replacement actor is listed
+    # before the router sends it any, and a kill of that one finds nothing running.
     for _ in range(6):
         deadline = time.monotonic() + 60
-        while len(_replica_names(ray)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)  # the replacement of the last kill is up
+        while time.monotonic() < deadline and not (
+                len(_replica_names(ray)) == 2 and len(_replica_stats(cluster)) == 2):
+            time.sleep(0.2)  # the replacement of the last kill is up and routed to
         assert len(_replica_names(ray)) == 2, _replica_names(ray)
         if _load_with_a_kill(ray, sserve, handle):
             break
