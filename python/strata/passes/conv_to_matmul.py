@@ -83,7 +83,7 @@ from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
 from .fusion.blas import estimate as matmul_estimate
 from .fusion.im2col import im2col_copy
-from .layout_common import build_generic, is_op, producer, rtype
+from .layout_common import build_generic, indexing_maps, is_op, producer, rtype
 from .linalg_ops import linalg
 
 __all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE",
@@ -416,17 +416,13 @@ def _rewrite(op, conv: _Conv) -> tuple[ir.Value, list]:
 
 # -- the elementwise ops that read the result, over the matmul's iteration space ------------
 
-def _maps(op):
-    return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
-
-
 def _collapsible(op, operand, groups, shape):
     """Whether the elementwise ``op`` reads ``operand`` (a reshape by ``groups`` of a
     ``shape`` tensor) through its identity map and could run on the collapsed space."""
     if op.name != "linalg.generic" or len(op.results) != 1:
         return False
     iters = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
-    maps = _maps(op)
+    maps = indexing_maps(op)
     rank = len(shape)
     ident = ir.AffineMap.get_identity(rank)
     if len(iters) != rank or any("parallel" not in it for it in iters) or maps[-1] != ident:
@@ -489,7 +485,7 @@ def _collapse_generic(op, source, reshaped, groups, shape):
     """Rewrites the elementwise ``op`` over the collapsed space; ``reshaped`` (the expand
     of ``source``) is read as ``source``. Returns the new 4-D result or None."""
     n_in = len(op.operands) - 1
-    maps = _maps(op)
+    maps = indexing_maps(op)
     with op.location, ir.InsertionPoint(op):
         new_ins, new_maps = [], []
         for i in range(n_in):

@@ -36,6 +36,11 @@ def producer(v):
     return None if isinstance(owner, ir.Block) else owner
 
 
+def indexing_maps(op) -> list[ir.AffineMap]:
+    """The ``indexing_maps`` of a linalg op that has them, as AffineMaps."""
+    return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
 def is_op(v, *names) -> bool:
     p = producer(v)
     return p is not None and p.operation.name in names

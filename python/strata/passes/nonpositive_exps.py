@@ -27,6 +27,7 @@ from __future__ import annotations
 from mlir import ir
 
 from .expand_math import NONPOSITIVE
+from .layout_common import indexing_maps, producer
 
 __all__ = ["mark_nonpositive_exps"]
 
@@ -34,12 +35,8 @@ _MAX = ("arith.maximumf", "arith.maxnumf")
 
 
 def _owner(value):
-    owner = value.owner
-    return owner.operation if isinstance(owner, ir.OpView) else None
-
-
-def _maps(op):
-    return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    op = producer(value)
+    return None if op is None else op.operation
 
 
 def _is_row_max_of(value, x, rank: int) -> bool:
@@ -56,7 +53,7 @@ def _is_row_max_of(value, x, rank: int) -> bool:
             return False
     elif op.name == "linalg.generic":
         iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
-        maps = _maps(op)
+        maps = indexing_maps(op)
         if len(op.operands) != 2 or op.operands[0] != x or len(iterators) != rank or \
                 "reduction" not in iterators[-1] or \
                 any("reduction" in it for it in iterators[:-1]) or \
@@ -74,9 +71,9 @@ def _is_row_max_of(value, x, rank: int) -> bool:
 
 def _per_row_map(amap: ir.AffineMap, rank: int) -> bool:
     """``(d0, ..., dr-1) -> (d0, ..., dr-2)`` or ``-> (d0, ..., dr-2, 0)``."""
-    results = [str(e) for e in amap.results]
-    lead = [f"d{i}" for i in range(rank - 1)]
-    return results in (lead, lead + ["0"])
+    lead = [ir.AffineDimExpr.get(i) for i in range(rank - 1)]
+    return amap in (ir.AffineMap.get(rank, 0, lead),
+                    ir.AffineMap.get(rank, 0, lead + [ir.AffineConstantExpr.get(0)]))
 
 
 def mark_nonpositive_exps(module: ir.Operation) -> int:
@@ -102,7 +99,7 @@ def _mark_in(op) -> int:
     rank = len(iterators)
     n_in = len(op.operands) - len(op.results)
     block = op.regions[0].blocks[0]
-    maps = _maps(op)
+    maps = indexing_maps(op)
     inputs = {block.arguments[i]: (op.operands[i], maps[i]) for i in range(n_in)}
     marked = 0
     for inner in block.operations:

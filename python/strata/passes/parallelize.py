@@ -61,6 +61,7 @@ from ..codegen.host import f32_lanes
 from ..codegen.transform import ScriptError, Tags, apply_patterns, match_ops, match_tagged
 from .base import Pass, collect_ops, option, threads_option
 from .fusion.model import body_cost
+from .layout_common import indexing_maps
 from .linalg_ops import linalg
 from .patterns import apply_greedily
 
@@ -105,7 +106,7 @@ def _candidate(op) -> float:
 
 @dataclass(frozen=True)
 class ParallelizePass(Pass):
-    """Split large elementwise ops into an scf.forall of ``threads`` chunks."""
+    """Split large elementwise ops across threads; vectorize large unsplit ones to stream."""
 
     name = "strata-parallelize"
     threads: int = threads_option()
@@ -176,10 +177,9 @@ def _reads_rows(op) -> bool:
     """Every operand of ``op`` is read along its last dim (the map's last result is the
     op's last loop) or broadcast along it (no result uses that loop): vector reads are
     then contiguous or splats, never gathers."""
-    for attr in ir.ArrayAttr(op.attributes["indexing_maps"]):
-        amap = ir.AffineMapAttr(attr).value
-        last = f"d{amap.n_dims - 1}"
-        results = [str(e) for e in amap.results]
+    for amap in indexing_maps(op):
+        last = ir.AffineDimExpr.get(amap.n_dims - 1)
+        results = list(amap.results)
         if last in results and results[-1] != last:
             return False
     return True

@@ -50,6 +50,7 @@ from mlir.dialects import arith, scf, tensor, vector
 
 from ..codegen.host import f32_lanes
 from .base import Pass, collect_ops, option, threads_option
+from .layout_common import indexing_maps
 from .nonpositive_exps import mark_nonpositive_exps
 from .patterns import erase_dead_ops
 from .row_softmax import RowSweep, index, row_slice
@@ -74,10 +75,6 @@ def _op(value):
     if isinstance(owner, ir.Block):
         return None
     return getattr(owner, "operation", owner)
-
-
-def _maps(op):
-    return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
 
 
 def _iterators(op):
@@ -163,7 +160,7 @@ class _Kernel:
         t = c.results[0].type
         if not _f32_static(t) or ir.RankedTensorType(t).rank < 2:
             raise _Unsupported("not a static f32 result of rank 2 or more")
-        maps = _maps(c)
+        maps = indexing_maps(c)
         if _results(maps[-1]) != self.full:
             raise _Unsupported("output map is not the identity")
         _body_ok(c.regions[0].blocks[0])
@@ -243,9 +240,9 @@ class _Kernel:
         if producer is not None and producer.name == "linalg.generic" and \
                 len(list(src.uses)) == 1 and len(producer.results) == 1 and \
                 all(it == "parallel" for it in _iterators(producer)) and \
-                _results(_maps(producer)[-1]) == self.full:
+                _results(indexing_maps(producer)[-1]) == self.full:
             try:
-                pmaps = _maps(producer)
+                pmaps = indexing_maps(producer)
                 ins = [self._classify_plain(v, _results(m)) for v, m in
                        zip(list(producer.operands)[:-1], pmaps[:-1], strict=True)]
                 _body_ok(producer.regions[0].blocks[0])
@@ -280,7 +277,7 @@ class _Kernel:
         its = _iterators(op)
         if its != ["parallel"] * (self.r - 1) + ["reduction"]:
             raise _Unsupported("a reduction generic that is not (parallel..., reduction)")
-        maps = _maps(op)
+        maps = indexing_maps(op)
         n_out = len(op.results)
         if any(_results(m) != self.row_dims for m in maps[-n_out:]):
             raise _Unsupported("a reduction output map other than the row dims")
@@ -298,7 +295,7 @@ class _Kernel:
             t = ir.RankedTensorType(r.type)
             if list(t.shape) not in (self.lead, self.lead + [1]):
                 raise _Unsupported("a per-row generic of another shape")
-        maps = _maps(op)
+        maps = indexing_maps(op)
         rank = len(ir.RankedTensorType(op.results[0].type).shape)
         full = tuple(range(rank))
         for v, m in zip(list(op.operands)[:len(op.operands) - len(op.results)], maps,
@@ -429,7 +426,7 @@ class _Kernel:
         # a per-row generic: its body on scalars
         n_out = len(op.results)
         args = []
-        for v, m in zip(list(op.operands)[:-n_out], _maps(op)[:-n_out], strict=True):
+        for v, m in zip(list(op.operands)[:-n_out], indexing_maps(op)[:-n_out], strict=True):
             if _results(m) == ():
                 args.append(self._scalar0d(v, None))
             else:
@@ -617,12 +614,12 @@ class RowProducer:
     def __init__(self, producer, sweep: RowSweep):
         if producer.name != "linalg.generic" or len(producer.results) != 1 or \
                 any(it != "parallel" for it in _iterators(producer)) or \
-                _results(_maps(producer)[-1]) != (0, 1) or \
+                _results(indexing_maps(producer)[-1]) != (0, 1) or \
                 not _f32_static(producer.results[0].type):
             raise _Unsupported("not an elementwise rank-2 f32 producer")
         self.op = producer
         self.k = _Kernel(producer, sweep)
-        maps = _maps(producer)
+        maps = indexing_maps(producer)
         self.ins = [self.k._classify_plain(v, _results(m)) for v, m in
                     zip(list(producer.operands)[:-1], maps[:-1], strict=True)]
         _body_ok(producer.regions[0].blocks[0])

@@ -251,9 +251,10 @@ def _tile_copy(window, mat: _Matrix, rows: int, elem):
     window into the matrix's (kh, kw) part. Each is a plain elementwise copy, marked
     ``strata.im2col_part`` where its last dim is contiguous (not NCHW with a column
     stride: a strided vector read is copied an element at a time, 5x slower), which
-    strata-vectorize copies by vectors along that dim; the whole tile as one op would read through ``oh*s + kh*d`` maps, which the
-    vectorizer does not take (LLVM then copied it a scalar at a time: a fifth of the
-    ResNet conv's time). Returns the matrix and the first part's op."""
+    strata-vectorize copies by vectors along that dim; the whole tile as one op would
+    read through ``oh*s + kh*d`` maps, which the vectorizer does not take (LLVM then
+    copied it a scalar at a time: a fifth of the ResNet conv's time). Returns the matrix
+    and the first part's op."""
     f32 = ir.F32Type.get()
     shape = mat.tile_shape(rows)
     sh, sw, dh, dw = mat.window

@@ -14,13 +14,10 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..layout_common import indexing_maps
 from ..linalg_ops import linalg
 
 __all__ = ["is_elementwise_producer", "merge_into"]
-
-
-def _maps(op):
-    return [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
 
 
 def _iterators(op):
@@ -36,7 +33,7 @@ def is_elementwise_producer(op) -> bool:
         return False
     if any("parallel" not in it for it in _iterators(op)):
         return False
-    out_map = _maps(op)[-1]
+    out_map = indexing_maps(op)[-1]
     if not out_map.is_permutation or out_map != ir.AffineMap.get_identity(out_map.n_dims):
         return False
     block = op.regions[0].blocks[0]
@@ -64,14 +61,14 @@ def _clone_body(src_block, dst_block, mapping):
 def merge_into(producer, consumer):
     """Builds the fused generic before ``consumer`` and returns it (nothing is erased)."""
     p_result = producer.results[0]
-    c_maps = _maps(consumer)
+    c_maps = indexing_maps(consumer)
     c_nin = n_inputs(consumer)
     c_ins = list(consumer.operands)[:c_nin]
     c_outs = list(consumer.operands)[c_nin:]
     fused_positions = [i for i, v in enumerate(c_ins) if v == p_result]
     fused_map = c_maps[fused_positions[0]]
     kept = [i for i in range(c_nin) if i not in fused_positions]
-    p_maps = _maps(producer)
+    p_maps = indexing_maps(producer)
     p_nin = n_inputs(producer)
     p_ins = list(producer.operands)[:p_nin]
     n_loops = fused_map.n_dims
@@ -110,7 +107,7 @@ def merge_into(producer, consumer):
 
 def same_fused_maps(producer, consumer) -> bool:
     p_result = producer.results[0]
-    c_maps = _maps(consumer)
+    c_maps = indexing_maps(consumer)
     maps = {str(c_maps[i]) for i, v in enumerate(list(consumer.operands)[:n_inputs(consumer)])
             if v == p_result}
     if len(maps) != 1:
