@@ -271,7 +271,12 @@ def test_a_replica_killed_under_load_loses_no_request(cluster):
     # a kill finds one running there is timing (some kills here found none, three in a
     # row once), so kill again (up to 6 times) until `call` had to send one again.
     # Each kill waits until both replicas answer requests: a replacement actor is listed
-    # before the router sends it any, and a kill of that one finds nothing running.
+    # before the router sends it any, and a kill of that one finds nothing running. On
+    # fresh CI machines six kills in a row still found none (twice in five runs): then
+    # every answer was still checked right, the replacement below is still checked, and
+    # the test is skipped as not having exercised the resend (which
+    # test_a_lost_replica_error_is_resent covers on its own).
+    resent = False
     for _ in range(6):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (
@@ -279,9 +284,8 @@ def test_a_replica_killed_under_load_loses_no_request(cluster):
             time.sleep(0.2)  # the replacement of the last kill is up and routed to
         assert len(_replica_names(ray)) == 2, _replica_names(ray)
         if _load_with_a_kill(ray, sserve, handle):
+            resent = True
             break
-    else:
-        pytest.fail("6 kills and no request was running on the killed replica")
     deadline = time.monotonic() + 60  # Serve starts a replacement
     while time.monotonic() < deadline:
         after = _replica_stats(cluster)
@@ -292,3 +296,24 @@ def test_a_replica_killed_under_load_loses_no_request(cluster):
     assert new, "no replacement replica"
     # the replacement loaded the function the first replicas compiled (one disk cache)
     assert all(after[p]["cache_hits"] >= 1 for p in new), after
+    if not resent:
+        pytest.skip("6 kills found no request running on the killed replica: no answer "
+                    "was lost or wrong, but call() never had to send one again")
+
+
+def test_a_lost_replica_error_is_resent():
+    """The errors of a lost replica are sent again (counted), until the deadline; any other
+    error is raised as it is."""
+    exceptions = pytest.importorskip("ray.exceptions")
+    from strata.serve import RETRIES, _resend_or_raise
+
+    before = RETRIES["count"]
+    far = time.monotonic() + 60
+    assert _resend_or_raise(exceptions.ActorDiedError(), far, 0.25) == 0.25
+    assert _resend_or_raise(exceptions.ActorUnavailableError("gone", None), far, 0.5) == 0.5
+    assert RETRIES["count"] == before + 2
+    with pytest.raises(exceptions.ActorDiedError):  # the deadline would pass
+        _resend_or_raise(exceptions.ActorDiedError(), time.monotonic() + 0.1, 1.0)
+    with pytest.raises(ValueError, match="not a lost replica"):
+        _resend_or_raise(ValueError("not a lost replica"), far, 0.25)
+    assert RETRIES["count"] == before + 2
