@@ -91,14 +91,65 @@ func.func @skinny(%a: tensor<7x256xf32>, %b: tensor<256x256xf32>, %c: tensor<7x2
 
 // -----
 
-// A transposed operand folded into the indexing maps: not packed.
+// A transposed operand folded into the indexing maps (``x @ w.T``, strata-layout's
+// fold of PyTorch's nn.Linear): B (N x K) packs into the same [N/nr][K][nr] panels
+// with no outer transpose (an 8-row K step of a panel read as vector<32x8> and
+// transposed), and the same micro-kernel runs; no transpose of B is left.
 // Z-LABEL: func.func @transposed_b
-// Z-NOT: linalg.pack
+// Z-SAME: (%[[A:[a-z0-9]+]]: tensor<96x64xf32>, %[[B:[a-z0-9]+]]: tensor<80x64xf32>
+// Z-NOT: linalg.transpose
+// Z: tensor.extract_slice %[[A]]{{.*}} [8, 8] [1, 1] : tensor<96x64xf32> to tensor<8x8xf32>
+// Z: %[[PB0:.+]] = tensor.empty() : tensor<3x64x32xf32>
+// Z: scf.for {{.*}} iter_args(%{{.+}} = %[[PB0]])
+// Z: tensor.extract_slice %[[B]]{{.*}} : tensor<80x64xf32> to tensor<?x?xf32>
+// Z: vector.transpose %{{.+}}, [1, 0] : vector<32x8xf32> to vector<8x32xf32>
+// Z: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// Z-NOT: linalg.transpose
 // Z: return
+// Y-LABEL: func.func @transposed_b
+// Y: vector.transpose %{{.+}}, [1, 0] : vector<16x8xf32> to vector<8x16xf32>
+// Y: vector.contract {{.*}} : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+// ZLOWER-LABEL: func.func @transposed_b
+// ZLOWER-COUNT-8: vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<32xf32>
+// ZLOWER-NOT: vector.fma
+// ZLOWER: return
 func.func @transposed_b(%a: tensor<96x64xf32>, %b: tensor<80x64xf32>, %c: tensor<96x80xf32>) -> tensor<96x80xf32> {
   %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
        ins(%a, %b : tensor<96x64xf32>, tensor<80x64xf32>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
   return %0 : tensor<96x80xf32>
+}
+
+// -----
+
+// A transposed A (K x M): its panels are rows of A^T read as they are (no vector
+// transpose), 4 K steps (dividing K = 20) of 8 columns at a time, masked past M.
+// Z-LABEL: func.func @transposed_a
+// Z-SAME: (%[[A:[a-z0-9]+]]: tensor<20x100xf32>
+// Z: %[[PA0:.+]] = tensor.empty() : tensor<13x20x8xf32>
+// Z: scf.for {{.*}} iter_args(%{{.+}} = %[[PA0]])
+// Z: tensor.extract_slice %[[A]]{{.*}} : tensor<20x100xf32> to tensor<?x?xf32>
+// Z-NOT: vector.transpose
+// Z: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// Z: return
+func.func @transposed_a(%a: tensor<20x100xf32>, %b: tensor<20x70xf32>, %c: tensor<100x70xf32>) -> tensor<100x70xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+       ins(%a, %b : tensor<20x100xf32>, tensor<20x70xf32>) outs(%c : tensor<100x70xf32>) -> tensor<100x70xf32>
+  return %0 : tensor<100x70xf32>
+}
+
+// -----
+
+// A batch matmul with B transposed (attention's q @ k^T): B's pack needs no outer
+// transpose either.
+// Z-LABEL: func.func @transposed_batch
+// Z-SAME: %[[B:[a-z0-9]+]]: tensor<2x66x20xf32>
+// Z: linalg.pack %[[B]] padding_value(%{{.+}} : f32) inner_dims_pos = [1] inner_tiles = [32] into %{{.+}} : tensor<2x66x20xf32> -> tensor<2x3x20x32xf32>
+// Z: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// Z: linalg.unpack
+func.func @transposed_batch(%a: tensor<2x65x20xf32>, %b: tensor<2x66x20xf32>, %c: tensor<2x65x66xf32>) -> tensor<2x65x66xf32> {
+  %0 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+       ins(%a, %b : tensor<2x65x20xf32>, tensor<2x66x20xf32>) outs(%c : tensor<2x65x66xf32>) -> tensor<2x65x66xf32>
+  return %0 : tensor<2x65x66xf32>
 }
 
 // -----

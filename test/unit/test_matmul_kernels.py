@@ -238,3 +238,39 @@ def test_matmul_f32_threaded_partial_panels(features, mnk):
     b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
     f = strata.jit(lambda a, b: a @ b, threads=2, blas="never")
     _check(f(a, b), a, b, "f32")
+
+
+# x @ w.T (PyTorch's nn.Linear), x.T @ w and x.T @ w.T: strata-layout folds the transpose
+# into the matmul and the packs read the operand as it is (B's N x K rows through vector
+# transposes); the unpacked register tiles (few rows or columns) read it transposed
+ORDERS = {"b_t": lambda x, w: x @ w.T, "a_t": lambda x, w: x.T @ w,
+          "both_t": lambda x, w: x.T @ w.T}
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("mnk", [(7, 257, 33), (100, 100, 257), (257, 100, 7),
+                                 (240, 192, 388), (240, 200, 387), (256, 256, 256)], ids=str)
+def test_matmul_f32_transposed_operands(features, threads, order, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m + 3 * n + 7 * k)
+    a = _rand(rng, (k, m) if order != "b_t" else (m, k), "f32")
+    b = _rand(rng, (n, k) if order != "a_t" else (k, n), "f32")
+    f = strata.jit(ORDERS[order], threads=threads, blas="never")
+    x = a.T if order != "b_t" else a
+    y = b.T if order != "a_t" else b
+    _check(f(a, b), x, y, "f32")
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mnk", [(96, 1024, 512), (64, 130, 70)], ids=str)
+def test_linear_layer_transposed_weight(features, threads, mnk):
+    # relu(x @ w.T + b): the matmul on packed panels (w read as it is), the epilogue as
+    # its own loop, or BLAS-free register tiles with a transposed copy of w (small)
+    m, n, k = mnk
+    rng = np.random.default_rng(m + n + k)
+    x, w, bias = _rand(rng, (m, k), "f32"), _rand(rng, (n, k), "f32"), _rand(rng, (n,), "f32")
+    f = strata.jit(lambda x, w, b: strata.relu(x @ w.T + b), threads=threads, blas="never")
+    _check(f(x, w, bias), x, w.T, "f32", bias=bias, relu=True)

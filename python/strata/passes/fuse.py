@@ -361,8 +361,9 @@ class FusePass(Pass):
 
 
 def _standard_order(op) -> bool:
-    """Whether the contraction's operands are in the order strata-vectorize packs: (b,) m x k
-    and (b,) k x n, the default indexing maps."""
+    """Whether the contraction has the default indexing maps ((b,) m x k and (b,) k x n),
+    whose operands strata-vectorize packs; a ``linalg.transpose`` feeding one is folded
+    into the maps by strata-layout, and the packs read it as it is."""
     if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
         return False
     return contraction_maps(op) == _default_maps(op.name)
@@ -381,11 +382,13 @@ def _packed_unfused(producer, threads):
         return None
     lanes = f32_lanes()
     im2col = im2col_row_width(producer) is not None
-    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, im2col=im2col)
+    transposed = _transposed_elements(producer)
+    cost = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, im2col=im2col,
+                         transposed=transposed)
     if not cost.unfuse:
         return None
     fused = blas_estimate(*sizes, epilogue=True, threads=threads, lanes=lanes, packable=False,
-                          im2col=im2col)
+                          im2col=im2col, transposed=transposed)
     return (f"the matmul runs on packed panels and the epilogue as its own loop "
             f"(predicted {_us(cost.generated_us)}; tiled together {_us(fused.generated_us)})")
 

@@ -51,12 +51,16 @@ docs/benchmarks.md; single thread, best of 5):
   accumulator loads and stores unamortized.
 * The unfused epilogue costs one more trip through memory for the matmul
   result (written by sgemm, read back by the epilogue loop).
-* A transposed operand: strata's generated kernels read it through a transpose copy
-  (inside strata-fuse's epilogue tiles, which strata-layout cannot fold into) that runs
+* A transposed operand: on packed panels strata-layout folds the transpose into the
+  op and the packs read it as it is (1024^3 ``x @ w.T``: 11 ms, as fast as ``x @ w``),
+  so it costs nothing more. Tiled with its epilogue (unpacked register tiles, where
+  strata-layout cannot fold it) the operand goes through a transpose copy that runs
   far below the copy bandwidth at power-of-two strides (512 x 1024 f32: 1.25 ms, 3.4 GB/s;
   256 x 256: 82 us, 6.4 GB/s, against 68 and 18 us for an elementwise op; numpy's
-  ``ascontiguousarray(a.T)`` is no faster). The 512 x 1024 x 64 MLP layers of a torch
-  nn.Linear (``x @ W.T``) ran 4.6 ms generated against 2.0 ms as BLAS calls.
+  ``ascontiguousarray(a.T)`` is no faster): the 512 x 1024 x 64 MLP layers of a torch
+  nn.Linear (``x @ W.T``) ran 4.6 ms so against 2.0 ms as BLAS calls, and about 0.43 ms
+  each packed with the epilogue as its own loop (2 threads, AVX-512). So a transposed
+  operand makes the packed way worth pricing below UNFUSE_MIN rows too.
 * Threads: generated code splits output tiles over threads from 2^25 flops
   (strata-vectorize's ``parallel-flops``), and scales about linearly (54 -> 120
   GFLOP/s at 1024^3); OpenBLAS uses its threads from about 2^18 M N K (its
@@ -152,21 +156,22 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     packs = packable and min(m, n) >= PACKED_MIN and k >= 8 and lanes >= 8
     unfuse = False
     if packs and not epilogue:
+        # a transposed operand is folded into the op (strata-layout) and read by its pack
         generated = _packed(batch, m, n, k, threads, lanes)
     else:
         generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes,
-                              in_cache=im2col and epilogue)
+                              in_cache=im2col and epilogue) + 8.0 * transposed / TRANSPOSE_BW
         mr, nr = _micro_tile(lanes)
-        if packs and m % mr == 0 and n % nr == 0 and min(m, n) >= UNFUSE_MIN:
+        if packs and m % mr == 0 and n % nr == 0 and (min(m, n) >= UNFUSE_MIN or transposed):
             # (a partial panel makes strata-vectorize copy that operand, and C, with a
             # generic pad + transpose on one thread: slower than the tiled epilogue here;
             # with fewer rows or columns than a packed cache tile, packing copies a whole
             # operand for few uses of each element: a 1x1 conv as a 64x3136x256 matmul ran
-            # 1.4 ms packed and 0.53 ms tiled with its relu, 2 threads)
+            # 1.4 ms packed and 0.53 ms tiled with its relu, 2 threads; a transposed operand
+            # costs the tiled epilogue a transpose copy, the packed op nothing more)
             unfused = _packed(batch, m, n, k, threads, lanes) + 8.0 * batch * m * n / MEM_BW
             unfuse = unfused < generated
             generated = min(generated, unfused)
-    generated += 8.0 * transposed / TRANSPOSE_BW
     blas = _blas(batch, m, n, k, threads, operand_bytes)
     if epilogue:
         blas += 8.0 * batch * m * n / MEM_BW
