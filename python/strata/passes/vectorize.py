@@ -180,7 +180,9 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
     depend on the thread count. ``copies``: tile sizes (``_copy_tiles``) that make
     the packs of A and B and the unpack of C ``scf.forall`` loops too (None where
     a copy stays whole), so that no copy runs on one thread while the others
-    wait. The packs are lowered by strata-decompose."""
+    wait. ``transposed`` = (A read as K x M, B read as N x K), from ``_operand_order``:
+    such an operand's pack is already panels-first, so it gets no outer transpose.
+    The packs are lowered by strata-decompose."""
     mr, nr = reg
     lead = [0] if batch else []
     one = [1] if batch else []
