@@ -289,13 +289,18 @@ func.func @rms3(%arg0: tensor<2x3x16xf32>, %arg1: tensor<16xf32>) -> tensor<2x3x
 // log-softmax written from ops: max, then sum(exp(x - max)) over a producer that
 // needs the max (a second sweep), then x - max - log(sum). One row loop with two
 // reduction sweeps and the writing sweep; the producer is computed in the second
-// sweep, not stored.
+// sweep, not stored. A NaN in a row makes the sum and so the whole row NaN, so the
+// max sweep takes the NaN-skipping x > m ? x : m (one vmaxps) instead of maximumf.
 // CHECK-LABEL: func.func @log_softmax_ops
 // CHECK-SAME: (%[[X:.+]]: tensor<4x64xf32>)
 // CHECK-NOT: linalg.
 // CHECK: scf.for
-// CHECK: %[[MAXV:.+]] = scf.for {{.*}} -> (vector<16xf32>)
-// CHECK: arith.maximumf
+// CHECK: %[[MAXV:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (vector<16xf32>)
+// CHECK: %[[V:.+]] = vector.transfer_read %[[X]]
+// CHECK-NOT: arith.maximumf
+// CHECK: %[[GT:.+]] = arith.cmpf ogt, %[[V]], %[[ACC]] : vector<16xf32>
+// CHECK: %[[SEL:.+]] = arith.select %[[GT]], %[[V]], %[[ACC]]
+// CHECK: scf.yield %[[SEL]]
 // CHECK: %[[MAX:.+]] = vector.reduction <maximumf>, %[[MAXV]]
 // CHECK: %[[MB:.+]] = vector.broadcast %[[MAX]]
 // CHECK: %[[SUMV:.+]] = scf.for {{.*}} -> (vector<16xf32>)
@@ -348,7 +353,10 @@ func.func @log_softmax_ops(%arg0: tensor<4x64xf32>) -> tensor<4x64xf32> {
 
 // exp(x - max(y)) with y another tensor: x - max(y) may be positive, so the exp keeps
 // its full expansion (no strata.nonpositive); the same max of x itself marks it.
+// Nothing else makes the row NaN here, so the max of y keeps NaN-propagating maximumf.
 // CHECK-LABEL: func.func @max_of_another
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK-NOT: arith.cmpf
 // CHECK: %[[D:.+]] = arith.subf %{{.+}}, %{{.+}} : vector<16xf32>
 // CHECK: math.exp %[[D]] : vector<16xf32>
 // CHECK-LABEL: func.func @maxnum_generic_of_x
@@ -392,4 +400,34 @@ func.func @maxnum_generic_of_x(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
     linalg.yield %v : f32
   } -> tensor<4x64xf32>
   return %out : tensor<4x64xf32>
+}
+
+// -----
+
+// x - max(x) alone: one NaN leaves the rest of its row finite, so the max keeps its
+// NaN-propagating form (maximumf): no cmpf/select form anywhere.
+// CHECK-LABEL: func.func @x_minus_max
+// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK-NOT: arith.cmpf
+// CHECK: return
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0, 0)>
+func.func @x_minus_max(%arg0: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %reduced = linalg.reduce ins(%arg0 : tensor<4x64xf32>) outs(%1 : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %8 = arith.maximumf %in, %init : f32
+      linalg.yield %8 : f32
+    }
+  %expanded = tensor.expand_shape %reduced [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %2 = tensor.empty() : tensor<4x64xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %expanded : tensor<4x64xf32>, tensor<4x1xf32>) outs(%2 : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.subf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<4x64xf32>
+  return %3 : tensor<4x64xf32>
 }

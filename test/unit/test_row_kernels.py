@@ -102,7 +102,8 @@ def _check_edge_rows(x, s, ls):
     with np.errstate(invalid="ignore"):
         xd = x.astype(np.float64)
         ref, lref = softmax_ref(xd), log_softmax_ref(xd)
-    assert np.isnan(s[0]).all() and np.isnan(s[5]).all() and np.isnan(ls[5]).all()
+    assert np.isnan(s[0]).all() and np.isnan(s[5]).all()
+    assert np.isnan(ls[0]).all() and np.isnan(ls[5]).all()
     assert s[1, 5] == 0.0 and ls[1, 5] == -np.inf
     assert s[4, 7] == 1.0 and ls[4, 7] == 0.0
     assert_close(s[1:5], ref[1:5], "f32", reduction_length=n, ops=4, what="softmax")
@@ -126,6 +127,38 @@ def test_softmax_from_ops_edge_rows(threads, lanes):
     s = strata.jit(_softmax_ops, threads=threads)(x)
     ls = strata.jit(_log_softmax_ops, threads=threads)(x)
     _check_edge_rows(x, s, ls)
+
+
+def _x_minus_max(x):
+    return x - strata.max(x, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [16, 37, 100])
+def test_row_max_nan(n, threads, lanes):
+    """A row max whose NaN reaches the row anyway (log-softmax from ops: through the
+    sum) is swept NaN-skipping (passes/nan_rows.py); x - max(x) alone keeps the
+    NaN-propagating max. Either way each row is NaN exactly where float64 says so:
+    NaN first, in the masked tail, last, everywhere, and next to -inf."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, n)).astype(np.float32)
+    x[0, 0] = np.nan
+    x[1, n - 1] = np.nan
+    x[2, n - n % 16 if n % 16 else n - 3] = np.nan
+    x[3] = np.nan
+    x[4] = -np.inf
+    x[4, 2] = np.nan
+    ls = strata.jit(_log_softmax_ops, threads=threads)(x)
+    d = strata.jit(_x_minus_max, threads=threads)(x)
+    xd = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        lref, dref = log_softmax_ref(xd), xd - xd.max(-1, keepdims=True)
+    assert np.array_equal(np.isnan(ls), np.isnan(lref))
+    assert np.array_equal(np.isnan(d), np.isnan(dref))
+    assert np.isnan(ls[:5]).all() and np.isnan(d[:5]).all()
+    assert_close(ls[5:], lref[5:], "f32", reduction_length=n, ops=4,
+                 magnitude=np.abs(xd[5:]) + 1, what="log_softmax")
+    assert_close(d[5:], dref[5:], "f32", ops=1, magnitude=np.abs(xd[5:]) + 1, what="x - max")
 
 
 def test_online_rows(monkeypatch):

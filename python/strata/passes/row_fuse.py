@@ -36,9 +36,14 @@ computed in the sweep instead of read), per-row ``linalg.generic`` ops,
 whose values need per-row results of other reductions (the sum of
 ``exp(x - max)`` of a softmax written from ops) runs in a later sweep: one sweep
 per such phase, each after the first reading the row from cache. Anything else
-leaves the ops as they are. Consumers are taken last first, so that a producer
-computed inside a kernel's sweep gets no kernel of its own. The ops the kernel
-replaces are erased once nothing else uses them.
+leaves the ops as they are. A row max (``arith.maximumf``) read straight from a
+tensor whose NaNs reach every element of their row of the result by another path
+(the sum of a log-softmax written from ops: passes/nan_rows.py) is swept as
+``x > m ? x : m``, one ``vmaxps`` instead of four instructions (log-softmax
+4096x4096 on 2 threads: 4.35 -> 4.05 ms); the kernel's result is the same.
+Consumers are taken last first, so that a producer computed inside a kernel's
+sweep gets no kernel of its own. The ops the kernel replaces are erased once
+nothing else uses them.
 """
 
 from __future__ import annotations
@@ -51,9 +56,10 @@ from mlir.dialects import arith, scf, tensor, vector
 from ..codegen.host import f32_lanes
 from .base import Pass, collect_ops, option, threads_option
 from .layout_common import indexing_maps
+from .nan_rows import spreads_nan
 from .nonpositive_exps import mark_nonpositive_exps
 from .patterns import erase_dead_ops
-from .row_softmax import RowSweep, index, row_slice
+from .row_softmax import RowSweep, index, max_ignoring_nan, row_slice
 
 __all__ = ["RowFusePass", "RowProducer"]
 
@@ -170,6 +176,17 @@ class _Kernel:
             self.inputs.append(self._classify(v, _results(m)))
         if not self.reductions:
             raise _Unsupported("no per-row value from a reduction")
+        self.skip_nan = {red[0] for red in self.reductions if self._may_skip_nan(red)}
+
+    def _may_skip_nan(self, reduction) -> bool:
+        """A row max read straight from a tensor whose NaNs reach every element of their
+        row of the result anyway (passes/nan_rows.py): swept with one vmaxps a step."""
+        op, kinds, inline, _ins = reduction
+        if inline is not None or kinds != [vector.CombiningKind.MAXIMUMF] or \
+                op.name != "linalg.reduce":
+            return False
+        ops = [o.operation for o in op.regions[0].blocks[0].operations]
+        return len(ops) == 2 and spreads_nan(self.consumer.results[0], op.operands[0])
 
     def _classify(self, value, res):
         if isinstance(value.type, ir.RankedTensorType) and \
@@ -537,7 +554,10 @@ class _Kernel:
                     elems = self._emit_body(producer.regions[0].blocks[0], vals, vt)
                 else:
                     elems = self._read_inputs(ins, i, j, full, vt)
-                ys = self._emit_body(block, elems + acc, vt)
+                if op in self.skip_nan:
+                    ys = [max_ignoring_nan(acc[0], elems[0])]
+                else:
+                    ys = self._emit_body(block, elems + acc, vt)
                 if not full:
                     ys = [arith.select(mask, y, a) for y, a in zip(ys, acc, strict=True)]
                 new.extend(ys)

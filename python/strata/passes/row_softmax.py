@@ -37,7 +37,7 @@ from mlir.dialects import arith, math, scf, tensor, vector
 from .expand_math import NONPOSITIVE
 
 __all__ = ["RowSweep", "online_max_sum", "combine_lanes", "softmax_row", "index",
-           "splat", "row_slice"]
+           "max_ignoring_nan", "splat", "row_slice"]
 
 
 def index(value: int) -> ir.Value:
@@ -98,11 +98,12 @@ class RowSweep:
         return values
 
 
-def _max_ignoring_nan(m: ir.Value, x: ir.Value) -> ir.Value:
+def max_ignoring_nan(m: ir.Value, x: ir.Value) -> ir.Value:
     """``x > m ? x : m``: the x86 max instruction's own semantics, so one ``vmaxps``
     where ``arith.maximumf`` (NaN-propagating) costs a compare, an unordered compare
-    and two blends. A NaN ``x`` is skipped here; the exp sweep that follows reads it
-    again and makes the row NaN all the same."""
+    and two blends. A NaN ``x`` is skipped here, so it serves where the NaN reaches the
+    row's result by another path: softmax's exp sweep reads it again and makes the row
+    NaN all the same (strata-row-fuse asks passes/nan_rows.py for its kernels)."""
     return arith.select(arith.cmpf(arith.CmpFPredicate.OGT, x, m), x, m)
 
 
@@ -182,7 +183,7 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
         big, total = combine_lanes(m, d)
     else:
         def row_max(j, full, values):
-            return [_max_ignoring_nan(values[0], get(out_row, j, full, ninf))]
+            return [max_ignoring_nan(values[0], get(out_row, j, full, ninf))]
 
         big = _reduce(vector.CombiningKind.MAXIMUMF, sweep.sweep([splat(vt, ninf)], row_max)[0])
     big_v = vector.broadcast(vt, big)
