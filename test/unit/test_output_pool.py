@@ -341,6 +341,18 @@ def test_the_alignment_results_promise_matches_what_the_pool_gives():
     assert all(_addr(make()) % output_pool.ALIGNMENT == 0 for _ in range(4))
 
 
+def test_pooled_results_start_on_a_page():
+    # a numpy input of that size starts 16 bytes into a page; a result a line or two
+    # further in would 4K-alias with it (output_pool's docstring)
+    pool = OutputPool(cap=1 << 30)
+    make = result_maker((MIN_BYTES // 4 + 3,), np.float32, pool)
+    results = [make() for _ in range(3)]  # three fresh buffers, then reused ones
+    del results
+    assert pool.allocated == 3
+    assert all(_addr(make()) % output_pool.PLACEMENT == 0 for _ in range(3))
+    assert pool.reused == 3
+
+
 def test_out_with_shape_buckets_gets_the_sliced_result():
     f = strata.jit(lambda x: x * 3.0, buckets={"x": {0: "pow2"}})
     x = _x((5, 40))

@@ -43,7 +43,7 @@ from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
 from .engine import _char_at, _set_shape, address
 from .log import logger
 from .out_arrays import copy_into, out_arrays
-from .output_pool import result_maker
+from .output_pool import PLACEMENT, result_maker
 from .variants import Variants
 
 # MLIR (the bindings, the pipelines) is imported where a compile needs it, not here:
@@ -269,9 +269,12 @@ class CompiledFunction:
         """This thread's workspace (allocated on its first call, kept): its aligned address."""
         ws = getattr(self._local, "ws", None)
         if ws is None:
-            buffer = np.empty(self.workspace + WORKSPACE_ALIGNMENT, np.uint8)
+            # on a page, like pooled results (no 4K aliasing with numpy inputs: see
+            # output_pool's docstring)
+            buffer = np.empty(self.workspace + PLACEMENT, np.uint8)
             base = address(buffer)
-            ws = self._local.ws = (buffer, base + (-base) % WORKSPACE_ALIGNMENT)
+            ws = self._local.ws = (buffer, base + (-base) % PLACEMENT)
+            assert PLACEMENT % WORKSPACE_ALIGNMENT == 0
         return ws[1]
 
     def run(self, arrays, out=None):
