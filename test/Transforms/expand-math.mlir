@@ -16,14 +16,14 @@
 // CHECK: %[[HI:.+]] = arith.constant 88.7228394 : f32
 // CHECK: %[[XC:.+]] = arith.minimumf %[[C1]], %[[HI]] : f32
 // CHECK: %[[LOG2E:.+]] = arith.constant 1.44269502 : f32
-// CHECK: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
-// CHECK: %[[T:.+]] = math.fma %[[XC]], %[[LOG2E]], %[[HALF]] : f32
-// CHECK: %[[N:.+]] = math.floor %[[T]] : f32
+// CHECK: %[[ROUND:.+]] = arith.constant 0x4B400000 : f32
+// CHECK: %[[T:.+]] = math.fma %[[XC]], %[[LOG2E]], %[[ROUND]] : f32
+// CHECK-NOT: math.floor
+// CHECK: %[[N:.+]] = arith.subf %[[T]], %{{.+}} : f32
 // CHECK: %[[LN2HI:.+]] = arith.constant -0.693359375 : f32
 // CHECK: %[[R1:.+]] = math.fma %[[N]], %[[LN2HI]], %[[XC]] : f32
-// CHECK: %[[LN2LO:.+]] = arith.constant -2.12194442E-4 : f32
-// CHECK: %[[NL:.+]] = arith.mulf %[[N]], %[[LN2LO]] : f32
-// CHECK: %[[R:.+]] = arith.subf %[[R1]], %[[NL]] : f32
+// CHECK: %[[LN2LO:.+]] = arith.constant 2.12194442E-4 : f32
+// CHECK: %[[R:.+]] = math.fma %[[N]], %[[LN2LO]], %[[R1]] : f32
 // CHECK: %[[R2:.+]] = arith.mulf %[[R]], %[[R]] : f32
 // CHECK: %[[P0:.+]] = arith.constant 1.98756912E-4 : f32
 // CHECK: %[[H1:.+]] = math.fma %[[P0]], %[[R]], %{{.+}} : f32
@@ -34,7 +34,10 @@
 // CHECK: %[[Q:.+]] = math.fma %[[H5]], %[[R2]], %[[R]] : f32
 // CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK: %[[P:.+]] = arith.addf %[[Q]], %[[ONE]] : f32
-// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : f32 to i32
+// CHECK-NOT: arith.fptosi
+// CHECK: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
+// CHECK: %[[ROUNDB:.+]] = arith.constant 1262485504 : i32
+// CHECK: %[[NI:.+]] = arith.subi %[[TB]], %[[ROUNDB]] : i32
 // CHECK: %[[N1:.+]] = arith.shrsi %[[NI]], %{{.+}} : i32
 // CHECK: %[[N2:.+]] = arith.subi %[[NI]], %[[N1]] : i32
 // CHECK: %[[BIAS:.+]] = arith.constant 127 : i32
@@ -91,12 +94,16 @@ func.func @exp_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: %[[TWENTY:.+]] = arith.constant 2.000000e+01 : f32
 // CHECK: %[[XC:.+]] = arith.minimumf %[[AX2]], %[[TWENTY]] : f32
 // CHECK-NOT: arith.maximumf
-// CHECK: %[[N:.+]] = math.floor
+// CHECK: %[[T:.+]] = math.fma %[[XC]], %{{.+}}, %{{.+}} : f32
+// CHECK: %[[N:.+]] = arith.subf %[[T]], %{{.+}} : f32
 // CHECK: %[[R1:.+]] = math.fma %[[N]], %{{.+}}, %[[XC]] : f32
-// CHECK: %[[R:.+]] = arith.subf %[[R1]], %{{.+}} : f32
+// CHECK: %[[R:.+]] = math.fma %[[N]], %{{.+}}, %[[R1]] : f32
 // CHECK: %[[R2:.+]] = arith.mulf %[[R]], %[[R]] : f32
 // CHECK: %[[Q:.+]] = math.fma %{{.+}}, %[[R2]], %[[R]] : f32
-// CHECK-NEXT: %[[NI:.+]] = arith.fptosi %[[N]] : f32 to i32
+// CHECK-NEXT: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
+// CHECK-NOT: math.floor
+// CHECK-NOT: arith.fptosi
+// CHECK: %[[NI:.+]] = arith.subi %[[TB]], %{{.+}} : i32
 // CHECK-NOT: arith.shrsi
 // CHECK: %[[POW:.+]] = arith.bitcast %{{.+}} : i32 to f32
 // CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
@@ -171,8 +178,9 @@ func.func @other_types(%h: tensor<8xf16>, %d: tensor<8xf64>, %s: f32) -> (tensor
 // CHECK-NOT: math.exp
 // CHECK: %[[LO:.+]] = arith.constant dense<-87.3365478> : vector<16xf32>
 // CHECK: %[[C:.+]] = arith.maximumf %[[X]], %[[LO]] : vector<16xf32>
-// CHECK: %[[N:.+]] = math.floor %{{.+}} : vector<16xf32>
-// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[T:.+]] = math.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK: %[[TB:.+]] = arith.bitcast %[[T]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[NI:.+]] = arith.subi %[[TB]], %{{.+}} : vector<16xi32>
 // CHECK: %[[BIAS:.+]] = arith.constant dense<127> : vector<16xi32>
 // CHECK: arith.bitcast %{{.+}} : vector<16xi32> to vector<16xf32>
 // CHECK: %[[UNDER:.+]] = arith.cmpf olt, %[[X]], %{{.+}} : vector<16xf32>
@@ -195,9 +203,11 @@ func.func @vector_exp(%v: vector<16xf32>) -> vector<16xf32> {
 // CHECK: %[[LO:.+]] = arith.constant dense<-87.3365478> : vector<16xf32>
 // CHECK: %[[C:.+]] = arith.maximumf %[[X]], %[[LO]] : vector<16xf32>
 // CHECK-NOT: arith.minimumf
-// CHECK: %[[N:.+]] = math.floor %{{.+}} : vector<16xf32>
+// CHECK: %[[T:.+]] = math.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK-NOT: math.floor
 // CHECK: %[[P:.+]] = arith.addf %{{.+}}, %{{.+}} : vector<16xf32>
-// CHECK: %[[NI:.+]] = arith.fptosi %[[N]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[TB:.+]] = arith.bitcast %[[T]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[NI:.+]] = arith.subi %[[TB]], %{{.+}} : vector<16xi32>
 // CHECK-NOT: arith.shrsi
 // CHECK: %[[E:.+]] = arith.addi %[[NI]], %{{.+}} : vector<16xi32>
 // CHECK: %[[B:.+]] = arith.shli %[[E]], %{{.+}} : vector<16xi32>
