@@ -187,8 +187,9 @@ _ROUND_BITS = 0x4B400000
 
 
 class _Rounded:
-    """round(v) as a float, from ``t = v + _ROUND`` (one add, no vrndscale), and the same
-    integer from t's bits (no float-to-int conversion): see :func:`_integer`."""
+    """round(v) as a float, from ``t = v + _ROUND`` (one add in the default round-to-nearest
+    mode, no vrndscale), and the same integer from t's bits (no float-to-int conversion):
+    see :func:`_integer`."""
 
     def __init__(self, b, t):
         self.t = t

@@ -43,8 +43,10 @@ from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
 from .engine import _char_at, _set_shape, address
 from .log import logger
 from .out_arrays import copy_into, out_arrays
-from .output_pool import PLACEMENT, result_maker
+from .output_pool import PLACEMENT, page_buffer, result_maker
 from .variants import Variants
+
+assert PLACEMENT % WORKSPACE_ALIGNMENT == 0  # a page-placed workspace meets strata-workspace's
 
 # MLIR (the bindings, the pipelines) is imported where a compile needs it, not here:
 # a jitted function whose variant is in the disk cache runs without loading it
@@ -271,10 +273,7 @@ class CompiledFunction:
         if ws is None:
             # on a page, like pooled results (no 4K aliasing with numpy inputs: see
             # output_pool's docstring)
-            buffer = np.empty(self.workspace + PLACEMENT, np.uint8)
-            base = address(buffer)
-            ws = self._local.ws = (buffer, base + (-base) % PLACEMENT)
-            assert PLACEMENT % WORKSPACE_ALIGNMENT == 0
+            ws = self._local.ws = page_buffer(self.workspace)
         return ws[1]
 
     def run(self, arrays, out=None):

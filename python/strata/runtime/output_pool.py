@@ -39,7 +39,7 @@ import threading
 import numpy as np
 
 __all__ = ["OutputPool", "process_pool", "MIN_BYTES", "ALIGNMENT", "PLACEMENT", "pool_cap",
-           "result_maker"]
+           "result_maker", "page_buffer"]
 
 MIN_BYTES = 1 << 17  # smaller results: np.empty (glibc's heap reuses them, no fresh pages)
 ALIGNMENT = 64     # what a result's address promises (the compiled code's vector stores)
@@ -64,6 +64,14 @@ def pool_cap(text: str | None = None) -> int:
                           f"suffixes allowed; 0 turns the pool off), got '{text}'",
                           location="<environment>")
     return int(number) * _UNITS[unit]
+
+
+def page_buffer(nbytes: int) -> tuple:
+    """``(buffer, address)``: a fresh uint8 array of ``nbytes`` starting on a page."""
+    buffer = np.empty(nbytes + PLACEMENT, np.uint8)
+    address = buffer.ctypes.data
+    start = (-address) % PLACEMENT
+    return buffer[start:start + nbytes], address + start
 
 
 class _Owner:
@@ -102,10 +110,7 @@ class OutputPool:
                 self.reused += 1
                 return buffer
             self.allocated += 1
-        buffer = np.empty(nbytes + PLACEMENT, np.uint8)
-        address = buffer.ctypes.data
-        start = (-address) % PLACEMENT
-        return buffer[start:start + nbytes], address + start
+        return page_buffer(nbytes)
 
     def give_back(self, buffer) -> None:
         """Files ``buffer`` (a ``take`` result) as idle (an owner died), or frees it past
