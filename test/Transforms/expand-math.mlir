@@ -6,7 +6,7 @@
 
 #id = affine_map<(d0) -> (d0)>
 
-// exp: clamp, Cody-Waite range reduction, a degree-7 polynomial (Horner with fma),
+// exp: clamp, Cody-Waite range reduction, a degree-7 polynomial (one Horner chain of fma),
 // scale by 2^n built from its bits in two factors, then +inf above / 0 below range.
 // CHECK-LABEL: func.func @exp_f32
 // CHECK-NOT: math.exp
@@ -24,16 +24,19 @@
 // CHECK: %[[R1:.+]] = math.fma %[[N]], %[[LN2HI]], %[[XC]] : f32
 // CHECK: %[[LN2LO:.+]] = arith.constant 2.12194442E-4 : f32
 // CHECK: %[[R:.+]] = math.fma %[[N]], %[[LN2LO]], %[[R1]] : f32
-// CHECK: %[[R2:.+]] = arith.mulf %[[R]], %[[R]] : f32
+// One Horner chain down to the constant 1: no r^2 multiply, no final add.
+// CHECK-NOT: arith.mulf %[[R]], %[[R]]
 // CHECK: %[[P0:.+]] = arith.constant 1.98756912E-4 : f32
 // CHECK: %[[H1:.+]] = math.fma %[[P0]], %[[R]], %{{.+}} : f32
 // CHECK: %[[H2:.+]] = math.fma %[[H1]], %[[R]], %{{.+}} : f32
 // CHECK: %[[H3:.+]] = math.fma %[[H2]], %[[R]], %{{.+}} : f32
 // CHECK: %[[H4:.+]] = math.fma %[[H3]], %[[R]], %{{.+}} : f32
 // CHECK: %[[H5:.+]] = math.fma %[[H4]], %[[R]], %{{.+}} : f32
-// CHECK: %[[Q:.+]] = math.fma %[[H5]], %[[R2]], %[[R]] : f32
 // CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
-// CHECK: %[[P:.+]] = arith.addf %[[Q]], %[[ONE]] : f32
+// CHECK-NEXT: %[[H6:.+]] = math.fma %[[H5]], %[[R]], %[[ONE]] : f32
+// CHECK-NEXT: %[[ONE2:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[P:.+]] = math.fma %[[H6]], %[[R]], %[[ONE2]] : f32
+// CHECK-NOT: arith.addf %{{.+}}, %[[ONE]]
 // CHECK-NOT: arith.fptosi
 // CHECK: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
 // CHECK: %[[ROUNDB:.+]] = arith.constant 1262485504 : i32
@@ -100,12 +103,14 @@ func.func @exp_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 // CHECK: %[[R:.+]] = math.fma %[[N]], %{{.+}}, %[[R1]] : f32
 // CHECK: %[[R2:.+]] = arith.mulf %[[R]], %[[R]] : f32
 // CHECK: %[[Q:.+]] = math.fma %{{.+}}, %[[R2]], %[[R]] : f32
+// 2^n: the rounding sum t = x * log2(e) + 1.5 * 2^23 + 127 holds n + 127 in its low bits,
+// so its bits shifted left by 23 are 2^n: no integer subtraction or add of the bias.
 // CHECK-NEXT: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
 // CHECK-NOT: math.floor
 // CHECK-NOT: arith.fptosi
-// CHECK: %[[NI:.+]] = arith.subi %[[TB]], %{{.+}} : i32
-// CHECK-NOT: arith.shrsi
-// CHECK: %[[POW:.+]] = arith.bitcast %{{.+}} : i32 to f32
+// CHECK-NEXT: %[[C23:.+]] = arith.constant 23 : i32
+// CHECK-NEXT: %[[SH:.+]] = arith.shli %[[TB]], %[[C23]] : i32
+// CHECK-NEXT: %[[POW:.+]] = arith.bitcast %[[SH]] : i32 to f32
 // CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT: %[[POWM1:.+]] = arith.subf %[[POW]], %[[ONE]] : f32
 // CHECK-NEXT: %[[E:.+]] = math.fma %[[POW]], %[[Q]], %[[POWM1]] : f32
@@ -195,24 +200,28 @@ func.func @vector_exp(%v: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// exp marked strata.nonpositive (strata-attention's x - rowmax): the lower bound
-// only, 2^n as one factor (no shrsi/subi split), no overflow select.
+// exp marked strata.nonpositive (strata-attention's x - rowmax): no clamp (the underflow
+// select alone makes everything below the bound 0), p * 2^n as an integer add of n << 23
+// (the rounding sum's bits shifted) to p's bits: no multiply, no shrsi/subi split, no
+// overflow select.
 // CHECK-LABEL: func.func @exp_nonpositive
 // CHECK-SAME: (%[[X:.+]]: vector<16xf32>)
 // CHECK-NOT: math.exp
-// CHECK: %[[LO:.+]] = arith.constant dense<-87.3365478> : vector<16xf32>
-// CHECK: %[[C:.+]] = arith.maximumf %[[X]], %[[LO]] : vector<16xf32>
+// CHECK-NOT: arith.maximumf
 // CHECK-NOT: arith.minimumf
-// CHECK: %[[T:.+]] = math.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<16xf32>
+// CHECK: %[[T:.+]] = math.fma %[[X]], %{{.+}}, %{{.+}} : vector<16xf32>
 // CHECK-NOT: math.floor
-// CHECK: %[[P:.+]] = arith.addf %{{.+}}, %{{.+}} : vector<16xf32>
-// CHECK: %[[TB:.+]] = arith.bitcast %[[T]] : vector<16xf32> to vector<16xi32>
-// CHECK: %[[NI:.+]] = arith.subi %[[TB]], %{{.+}} : vector<16xi32>
-// CHECK-NOT: arith.shrsi
-// CHECK: %[[E:.+]] = arith.addi %[[NI]], %{{.+}} : vector<16xi32>
-// CHECK: %[[B:.+]] = arith.shli %[[E]], %{{.+}} : vector<16xi32>
-// CHECK: %[[S:.+]] = arith.bitcast %[[B]] : vector<16xi32> to vector<16xf32>
-// CHECK: %[[Y:.+]] = arith.mulf %[[P]], %[[S]] : vector<16xf32>
+// CHECK: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : vector<16xf32>
+// CHECK-NEXT: math.fma %{{.+}}, %{{.+}}, %[[ONE]] : vector<16xf32>
+// CHECK-NEXT: %[[ONE2:.+]] = arith.constant dense<1.000000e+00> : vector<16xf32>
+// CHECK-NEXT: %[[P:.+]] = math.fma %{{.+}}, %{{.+}}, %[[ONE2]] : vector<16xf32>
+// CHECK-NEXT: %[[PB:.+]] = arith.bitcast %[[P]] : vector<16xf32> to vector<16xi32>
+// CHECK-NEXT: %[[TB:.+]] = arith.bitcast %[[T]] : vector<16xf32> to vector<16xi32>
+// CHECK-NOT: arith.subi
+// CHECK: %[[NSH:.+]] = arith.shli %[[TB]], %{{.+}} : vector<16xi32>
+// CHECK-NEXT: %[[YB:.+]] = arith.addi %[[PB]], %[[NSH]] : vector<16xi32>
+// CHECK-NEXT: %[[Y:.+]] = arith.bitcast %[[YB]] : vector<16xi32> to vector<16xf32>
+// CHECK-NOT: arith.mulf
 // CHECK-NOT: arith.cmpf ogt
 // CHECK: %[[UNDER:.+]] = arith.cmpf olt, %[[X]], %{{.+}} : vector<16xf32>
 // CHECK: %[[R:.+]] = arith.select %[[UNDER]], %{{.+}}, %[[Y]] : vector<16xi1>, vector<16xf32>
