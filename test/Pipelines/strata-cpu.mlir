@@ -16,8 +16,8 @@
 // CHECK-SAME: %{{.+}}: !llvm.ptr
 // CHECK-NOT: strata.workspace
 // CHECK-NOT: llvm.call @malloc
-// CHECK: llvm.fmul
-// CHECK: llvm.fadd
+// CHECK-DAG: llvm.fmul
+// CHECK-DAG: llvm.fadd
 // CHECK-NOT: llvm.call @free
 // CHECK: llvm.return
 // CHECK-NOT: llvm.func
