@@ -186,11 +186,11 @@ def build_exp_nonpositive(x):
     return arith.select(b.cmp(_OLT, x, b.c(lo)), b.c(0.0), y)
 
 
-def _exp_reduced(b, x, biased=False):
+def _exp_reduced(b, x):
     """``(n, p)`` with ``exp(x) = p * 2^n``: n = round(x / ln2), p = exp(x - n ln2) by the
     polynomial. ``x - n * ln2_hi`` is one fma: ln2_hi has 9 significant bits, so
     ``n * ln2_hi`` is exact for |n| < 2^15 and the fma rounds as the subtraction would."""
-    n, r = _exp_reduction(b, x, biased)
+    n, r = _exp_reduction(b, x)
     # 1 + r + r^2 * poly(r) as one Horner chain (two more fmas for the 1s): no r^2 multiply
     # and no final add on the multiply pipes, the same error
     return n, b.horner(r, _EXP_POLY + [1.0, 1.0])
