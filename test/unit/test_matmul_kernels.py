@@ -124,6 +124,55 @@ def test_batch_matmul(features, threads, bmnk):
     _check(f(a, b), a, b, "f32")
 
 
+# Few rows against a B larger than 1 MiB (passes/skinny_tiles.py): 16-deep K tiles across
+# N (K not a multiple of 16 in some), up to 7-row register tiles 4 (AVX-512) or 2 (AVX2)
+# vectors wide, M split into even tiles with a remainder (13 -> 5+5+3, 32 -> 6x5+2), N
+# split by threads (2048 -> 2 x 1024; 2016 -> 3 x 672 with AVX-512), and an N that no
+# register tile divides (2000: the default tiles).
+SKINNY = [(1, 512, 600), (7, 1024, 300), (13, 512, 1024), (32, 2048, 160), (7, 2048, 2048),
+          (7, 2016, 300), (7, 2000, 300)]
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mnk", SKINNY, ids=str)
+def test_skinny_matmul(features, threads, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m + n + k)
+    a, b = _rand(rng, (m, k), "f32"), _rand(rng, (k, n), "f32")
+    f = strata.jit(lambda x, y: x @ y, threads=threads, blas="never")
+    _check(f(a, b), a, b, "f32")
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+def test_skinny_batch_and_epilogue(features):
+    rng = np.random.default_rng(5)
+    a, b = _rand(rng, (2, 7, 300), "f32"), _rand(rng, (2, 300, 1024), "f32")
+    f = strata.jit(lambda x, y: x @ y, threads=2, blas="never")
+    _check(f(a, b), a, b, "f32")
+    x, w, bias = _rand(rng, (7, 300), "f32"), _rand(rng, (300, 1024), "f32"), \
+        _rand(rng, (1024,), "f32")
+    g = strata.jit(lambda x, w, c: strata.relu(x @ w + c), threads=2, blas="never")
+    _check(g(x, w, bias), x, w, "f32", bias=bias, relu=True)
+
+
+def test_skinny_tiles_choice():
+    from strata.passes.skinny_tiles import skinny_tiles
+
+    # (cache tile, register tile) per (m, n, k, lanes, threads, batches)
+    assert skinny_tiles(7, 4096, 4096, 16) == ((7, 4096, 16), (7, 64))
+    assert skinny_tiles(7, 4096, 4096, 8) == ((7, 4096, 16), (7, 16))
+    assert skinny_tiles(7, 4096, 4096, 16, threads=2) == ((7, 2048, 16), (7, 64))
+    assert skinny_tiles(7, 4096, 4096, 16, threads=2, batches=2) == ((7, 4096, 16), (7, 64))
+    assert skinny_tiles(13, 512, 1024, 16) == ((13, 512, 16), (5, 64))
+    assert skinny_tiles(32, 2048, 160, 8) == ((32, 2048, 16), (6, 16))
+    assert skinny_tiles(7, 4000, 4096, 16) == ((7, 4000, 16), (7, 32))    # half width
+    assert skinny_tiles(7, 2016, 300, 16, threads=2) == ((7, 672, 16), (7, 32))
+    assert skinny_tiles(7, 2000, 300, 16) is None      # no register tile divides N
+    assert skinny_tiles(7, 512, 512, 16) is None       # B of 1 MiB stays in L2
+    assert skinny_tiles(7, 4096, 8, 16) is None        # K below one cache tile
+
+
 @pytest.mark.parametrize("features", WIDTHS, indirect=True)
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 @pytest.mark.parametrize("mnk", [(7, 33, 17), (100, 257, 33)], ids=str)
