@@ -138,7 +138,7 @@ module {
   }
 
 // The same copy without the strata.im2col mark: the matmul's tiles read the matrix. Not a
-// conv's im2col matmul, so parallel-flops (default 2^25), not im2col-parallel-flops,
+// conv's im2col matmul, so parallel-flops (default 2^23), not im2col-parallel-flops,
 // decides whether its tiles go on threads: one thread here.
 // PAR-LABEL: func.func @unmarked_copy
 // PAR: %[[COPY:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x3x3x12x12xf32>)

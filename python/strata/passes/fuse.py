@@ -123,8 +123,9 @@ class FusePass(Pass):
                             form="<key>=on|off,...",
                             help="Decisions forced by key (from a report), overriding the model")
     threads: int = threads_option()
-    # = strata-vectorize's: fused matmuls keep threads
-    parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a fused matmul run on threads")
+    # an scf.forall of output tiles pays from ~8 MFLOP (fusion/blas.py's
+    # FUSED_PARALLEL_FLOPS; a 1x1 conv 64 -> 64 at 56x56, 26 MFLOP: 289 -> 175 us)
+    parallel_flops: int = option(1 << 23, min=1, help="Fewest flops of a fused matmul run on threads")
     im2col_parallel_flops: int = option(1 << 23, min=1, help="Fewest flops of a conv's im2col matmul (its tiles copy their own windows) run on threads")
     blas: str = option("never", choices=BLAS_MODES,
                        help="Matmuls as OpenBLAS calls: auto (the cost model), always, never")

@@ -62,7 +62,9 @@ docs/benchmarks.md; single thread, best of 5):
   each packed with the epilogue as its own loop (2 threads, AVX-512). So a transposed
   operand makes the packed way worth pricing below UNFUSE_MIN rows too.
 * Threads: generated code splits output tiles over threads from 2^25 flops
-  (strata-vectorize's ``parallel-flops``), and scales about linearly (54 -> 120
+  (strata-vectorize's ``parallel-flops``), or from 2^23 when tiled with its epilogue
+  (strata-fuse's; a 1x1 conv 64 -> 64 at 56x56, 26 MFLOP: 289 -> 175 us on 2
+  threads), and scales about linearly (54 -> 120
   GFLOP/s at 1024^3); OpenBLAS uses its threads from about 2^18 M N K (its
   GEMM_MULTITHREAD_THRESHOLD) at about 90% (98 -> 174), after a wake-up.
 
@@ -103,6 +105,7 @@ L2_BYTES = 1 << 20
 GEMV_BW = 10e3       # bytes/us of OpenBLAS's M = 1 / N = 1 products (measured, matrix in L3)
 MEM_BW = 10e3        # bytes/us for the unfused epilogue's extra trip through memory
 GEN_PARALLEL_FLOPS = 1 << 25
+FUSED_PARALLEL_FLOPS = 1 << 23
 GEN_PARALLEL_EFFICIENCY = 1.0
 BLAS_PARALLEL_MNK = 1 << 18
 BLAS_PARALLEL_EFFICIENCY = 0.9
@@ -160,7 +163,9 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
         generated = _packed(batch, m, n, k, threads, lanes)
     else:
         generated = _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes,
-                              in_cache=im2col and epilogue) + 8.0 * transposed / TRANSPOSE_BW
+                              in_cache=im2col and epilogue,
+                              least=FUSED_PARALLEL_FLOPS if epilogue else GEN_PARALLEL_FLOPS
+                              ) + 8.0 * transposed / TRANSPOSE_BW
         mr, nr = _micro_tile(lanes)
         if packs and m % mr == 0 and n % nr == 0 and (min(m, n) >= UNFUSE_MIN or transposed):
             # (a partial panel makes strata-vectorize copy that operand, and C, with a
@@ -196,7 +201,8 @@ def _micro_tile(lanes) -> tuple[int, int]:
     return (8, 2 * lanes) if lanes >= 16 else (6, 2 * lanes)
 
 
-def _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes, in_cache=False) -> float:
+def _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes, in_cache=False,
+              least=GEN_PARALLEL_FLOPS) -> float:
     # strata-vectorize's register tile: up to 8 rows x (8 registers' worth of lanes)
     reg_m = max(1, min(8, m))
     reg_n = lanes * max(1, 8 // reg_m)
@@ -207,7 +213,7 @@ def _unpacked(batch, m, n, k, threads, lanes, flops, operand_bytes, in_cache=Fal
         # a ResNet conv as a matmul: 2.9 ms generated vs 3.6 ms BLAS, 1 thread)
         gen_rate *= GEN_OUT_OF_CACHE
     gen_threads = 1
-    if threads > 1 and flops >= GEN_PARALLEL_FLOPS:
+    if threads > 1 and flops >= least:
         tiles = batch * math.ceil(m / 64) * math.ceil(n / 128)
         gen_threads = max(1.0, min(threads, tiles) * GEN_PARALLEL_EFFICIENCY)
     return max(flops / gen_rate, batch * (operand_bytes + 4.0 * m * n) / GEN_BW) / \
