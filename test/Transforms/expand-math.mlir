@@ -139,6 +139,53 @@ func.func @tanh_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
 // -----
 
 #id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+// tanh of relu(x) * 0.5 + 0.1 (0.5 and 0.1 as 0-d constant inputs, as strata passes
+// them): never negative (passes/signs.py), so no abs and no copysign; the clamp stays.
+// The same chain with -0.1 added may be negative: the general expansion.
+// CHECK-LABEL: func.func @tanh_of_nonnegative
+// CHECK: ^bb0(%{{.+}}: f32, %{{.+}}: f32, %[[X:[a-z0-9_]+]]: f32, %{{.+}}: f32):
+// CHECK: %[[R:.+]] = arith.maximumf %[[X]], %{{.+}} : f32
+// CHECK: %[[H:.+]] = arith.mulf %[[R]], %{{.+}} : f32
+// CHECK: %[[A:.+]] = arith.addf %[[H]], %{{.+}} : f32
+// CHECK-NOT: math.absf
+// CHECK: %[[A2:.+]] = arith.mulf %[[A]], %{{.+}} : f32
+// CHECK: arith.minimumf %[[A2]], %{{.+}} : f32
+// CHECK-NOT: math.copysign
+// CHECK: linalg.yield
+// CHECK: ^bb0(
+// CHECK: math.absf
+// CHECK: math.copysign
+// CHECK: return
+func.func @tanh_of_nonnegative(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %half = arith.constant dense<5.000000e-01> : tensor<f32>
+  %tenth = arith.constant dense<1.000000e-01> : tensor<f32>
+  %minus = arith.constant dense<-1.000000e-01> : tensor<f32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %0 = linalg.generic {indexing_maps = [#scalar, #scalar, #id, #id], iterator_types = ["parallel"]} ins(%half, %tenth, %x : tensor<f32>, tensor<f32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%h: f32, %t: f32, %in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    %m = arith.mulf %r, %h : f32
+    %a = arith.addf %m, %t : f32
+    %y = math.tanh %a : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  %1 = linalg.generic {indexing_maps = [#scalar, #scalar, #id, #id], iterator_types = ["parallel"]} ins(%half, %minus, %x : tensor<f32>, tensor<f32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%h: f32, %t: f32, %in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    %m = arith.mulf %r, %h : f32
+    %a = arith.addf %m, %t : f32
+    %y = math.tanh %a : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %0, %1 : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
 
 // Only f32 (scalar or vector) exp/log/tanh/erf are rewritten: f16 and f64, and
 // other math ops, are left as they are.

@@ -96,13 +96,25 @@ func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) attributes {{llvm.emit_c_inte
 }}"""
 
 
-def run_math(op: str, width: int, x: np.ndarray, attrs: str = "") -> np.ndarray:
+def run_math(op: str, width: int, x: np.ndarray, attrs: str = "",
+             relu: bool = False) -> np.ndarray:
+    """``op`` of every element of ``x`` (``op(max(x, +0))`` with ``relu``: an argument
+    passes/signs.py knows is never negative)."""
     ctx = new_context()
     with ctx, ir.Location.unknown():
         text = _kernel_text(op, width)
         if attrs:  # discardable attributes on the math op (strata.nonpositive)
             text = text.replace(f"{op} %v :", f"{op} %v {{{attrs}}} :")
+        if relu:
+            t = f"vector<{width}xf32>" if width else "f32"
+            zero = f"dense<0.0> : {t}" if width else "0.0 : f32"
+            text = text.replace(f"%r = {op} %v :", f"%z = arith.constant {zero}\n"
+                                f"    %p = arith.maximumf %v, %z : {t}\n"
+                                f"    %r = {op} %p :")
         module = ir.Module.parse(text)
+        if relu:  # the expansion for a never-negative argument: no abs, no sign
+            run_pipeline(module.operation, "strata-expand-math", reproducer=False)
+            assert "math.copysign" not in str(module) and "math.absf" not in str(module)
         run_pipeline(module.operation, "strata-expand-math, strata-lower-to-llvm",
                      reproducer=False)
         text = str(module)
@@ -168,3 +180,19 @@ def test_exp_nonpositive_ulp(width, inputs):
     assert err[worst] <= FUNCS["exp"][2], (width, float(x[worst]), float(y[worst]), ref[worst])
     assert y[x == -np.inf].tolist() == [0.0] and np.isnan(y[np.isnan(x)]).all()
     assert (y[x == 0] == 1.0).all()
+
+
+@pytest.mark.parametrize("width", [0, 8, 16])
+def test_tanh_of_nonnegative_ulp(width, inputs):
+    """tanh(max(x, 0)): its argument is never negative, so strata-expand-math drops the
+    abs and the sign (build_tanh_nonnegative); the same bound as tanh, NaN kept, +0 for
+    every x <= 0, 1 for +inf."""
+    x = np.concatenate([inputs, np.full(-inputs.size % 64, 1.0, np.float32)])
+    ref = np.tanh(np.maximum(x.astype(np.float64), 0.0))
+    y = run_math("math.tanh", width, x, relu=True)
+    err = ulp_errors(y, ref)
+    worst = int(np.argmax(err))
+    assert err[worst] <= FUNCS["tanh"][2], (width, float(x[worst]), float(y[worst]), ref[worst])
+    assert np.isnan(y[np.isnan(x)]).all() and (y[x == np.inf] == 1.0).all()
+    nonpositive = x <= 0
+    assert (y[nonpositive] == 0.0).all() and not np.signbit(y[nonpositive]).any()

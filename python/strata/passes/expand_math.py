@@ -27,6 +27,7 @@ so it is covered by exp. The polynomials were fitted for this project
   =>
     %e = expm1(min(2|x|, 20)) = 2^n * q + (2^n - 1), q = r + r^2 * poly5(r)  // exp's reduction
     %t = copysign(%e / (%e + 2), %x)               // one expression for every |x|: no selects
+    (an argument never negative, passes/signs.py: relu(..) * 0.5 + 0.1, no abs and no copysign)
 
     %e = math.erf %x : f32
   =>
@@ -73,8 +74,10 @@ from mlir.dialects import arith, math
 
 from .base import Pass, option
 from .patterns import apply_greedily
+from .signs import never_negative
 
 __all__ = ["ExpandMathPass", "build_exp", "build_exp_nonpositive", "build_log", "build_tanh",
+           "build_tanh_nonnegative",
            "build_erf", "expandable", "NONPOSITIVE"]
 
 # On a math.exp whose argument is never positive (strata-attention's x - rowmax):
@@ -277,15 +280,24 @@ def build_log(x):
 
 def build_tanh(x):
     b = _Builder(x)
+    return math.copysign(_tanh_nonnegative(b, math.absf(x)), x)
+
+
+def build_tanh_nonnegative(x):
+    """tanh of an argument that is never negative (passes/signs.py): no abs, no sign."""
+    return _tanh_nonnegative(_Builder(x), x)
+
+
+def _tanh_nonnegative(b, ax):
     # tanh|x| = e / (e + 2) with e = expm1(2|x|), one expression over the whole range:
     # expm1(y) = 2^n * expm1(r) + (2^n - 1) keeps its relative accuracy for small y
     # (n = 0: e = expm1(r), no cancellation). y is clamped to 20: past it tanh rounds to
     # 1 in f32 (NaN stays NaN), so 2^n is one normal factor (n <= 29).
-    y = arith.minimumf(arith.mulf(math.absf(x), b.c(2.0)), b.c(20.0))
+    y = arith.minimumf(arith.mulf(ax, b.c(2.0)), b.c(20.0))
     n, em1 = _expm1_reduced(b, y, biased=True)
     s = _pow2_biased(b, n)
     e = math.fma(s, em1, arith.subf(s, b.c(1.0)))
-    return math.copysign(arith.divf(e, arith.addf(e, b.c(2.0))), x)
+    return arith.divf(e, arith.addf(e, b.c(2.0)))
 
 
 def build_erf(x):
@@ -310,6 +322,8 @@ def _expand(build):
             return False
         if build is build_exp and NONPOSITIVE in op.attributes:
             build_here = build_exp_nonpositive
+        elif build is build_tanh and never_negative(op.operands[0]):
+            build_here = build_tanh_nonnegative
         else:
             build_here = build
         with rewriter.ip, op.location:
