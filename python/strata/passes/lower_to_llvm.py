@@ -1,7 +1,9 @@
 """strata-lower-to-llvm: buffers, loops, vectors, arith and math to the LLVM dialect.
 
-A named pipeline of upstream passes. It starts with strata-nontemporal-stores
-(write-only outputs of ``nontemporal-bytes`` or more get non-temporal stores). With
+A named pipeline of upstream passes. It starts with strata-prefetch-rows (rows of
+buffers of ``prefetch-bytes`` or more that a row loop reads once are prefetched a row
+ahead) and strata-nontemporal-stores (write-only outputs of ``nontemporal-bytes`` or
+more get non-temporal stores). With
 ``threads`` > 1 it starts with the threading passes: each ``scf.forall`` (made by
 strata-vectorize) is made one-dim (strata-flatten-forall: MLIR's async-parallel-for
 splits multi-dim loops with static inner trip counts wrongly) and becomes an
@@ -50,6 +52,7 @@ from dataclasses import dataclass
 from .base import PassPipeline, option, threads_option
 from .flatten_forall import FlattenForallPass
 from .nontemporal_stores import NontemporalStoresPass
+from .prefetch_rows import PrefetchRowsPass
 from .strided_copies import StridedCopiesPass
 from .vectorize import LowerVectorsPass
 
@@ -72,8 +75,13 @@ class LowerToLLVMPass(PassPipeline):
     nontemporal_bytes: int = option(
         16 << 20, min=0, help="Fewest bytes of a write-only output streamed with non-temporal "
         "stores (strata-nontemporal-stores; 0: never)")
+    prefetch_bytes: int = option(
+        4 << 20, min=0, help="Fewest bytes of a buffer whose rows a row loop streams with "
+        "next-row prefetches (strata-prefetch-rows; 0: never)")
 
     def build(self, p) -> None:
+        if self.prefetch_bytes:
+            p.add(PrefetchRowsPass(min_bytes=self.prefetch_bytes))
         if self.nontemporal_bytes:
             p.add(NontemporalStoresPass(min_bytes=self.nontemporal_bytes))
         reassoc = " reassociate-fp-reductions" if self.reassociate_fp_reductions else ""

@@ -56,6 +56,7 @@ _WHERE = {
     "strata-row-blocks": "passes.row_blocks:RowBlocksPass",
     "strata-vectorize-depthwise": "passes.vectorize_depthwise:VectorizeDepthwisePass",
     "strata-nontemporal-stores": "passes.nontemporal_stores:NontemporalStoresPass",
+    "strata-prefetch-rows": "passes.prefetch_rows:PrefetchRowsPass",
 }
 
 
