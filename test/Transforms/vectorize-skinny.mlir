@@ -97,3 +97,15 @@ func.func @other_dtype(%a: tensor<7x512xf16>, %b: tensor<512x1024xf16>, %c: tens
   %0 = linalg.matmul ins(%a, %b : tensor<7x512xf16>, tensor<512x1024xf16>) outs(%c : tensor<7x1024xf32>) -> tensor<7x1024xf32>
   return %0 : tensor<7x1024xf32>
 }
+
+// -----
+
+// B read transposed (x @ w.T folded by strata-layout, B as N x K): B's rows do not run
+// along N, so the default tiles.
+// Z-LABEL: func.func @transposed_b
+// Z-NOT: vector<7x64xf32>
+// Z: return
+func.func @transposed_b(%a: tensor<7x512xf32>, %bt: tensor<1024x512xf32>, %c: tensor<7x1024xf32>) -> tensor<7x1024xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %bt : tensor<7x512xf32>, tensor<1024x512xf32>) outs(%c : tensor<7x1024xf32>) -> tensor<7x1024xf32>
+  return %0 : tensor<7x1024xf32>
+}

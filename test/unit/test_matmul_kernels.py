@@ -154,6 +154,10 @@ def test_skinny_batch_and_epilogue(features):
         _rand(rng, (1024,), "f32")
     g = strata.jit(lambda x, w, c: strata.relu(x @ w + c), threads=2, blas="never")
     _check(g(x, w, bias), x, w, "f32", bias=bias, relu=True)
+    # B read transposed (nn.Linear's x @ w.T): the default tiles
+    wt = np.ascontiguousarray(w.T)
+    h = strata.jit(lambda x, wt: x @ strata.transpose(wt, [1, 0]), blas="never")
+    _check(h(x, wt), x, w, "f32")
 
 
 def test_skinny_tiles_choice():

@@ -762,7 +762,7 @@ class VectorizePass(Pass):
                 pcache = _balanced_rows(pcache, reg[0], m, -(-n // pcache[1]) * batches,
                                         self.threads)
             return ("packed", reg, pcache, parallel)
-        skinny = self._skinny(op, m, n, k, lanes, batches)
+        skinny = self._skinny(op, batch, m, n, k, lanes, batches)
         if skinny is not None:
             op_cache, op_reg = skinny
         else:
@@ -793,11 +793,13 @@ class VectorizePass(Pass):
         # operand panels once per tile
         return not _in_loop(op) and _all_f32(op) and _operand_order(op, batch) is not None
 
-    def _skinny(self, op, m, n, k, lanes, batches):
+    def _skinny(self, op, batch, m, n, k, lanes, batches):
         """passes/skinny_tiles.py's tiles for an f32 matmul of fewer than ``pack-min``
-        rows, where the register tile is left to this pass (``register-n=0``) and the
-        op is not one of strata-fuse's epilogue tiles."""
-        if self.register_n or m >= self.pack_min or _in_loop(op) or not _all_f32(op):
+        rows with its operands in standard order (B's rows along N), where the register
+        tile is left to this pass (``register-n=0``) and the op is not one of
+        strata-fuse's epilogue tiles."""
+        if self.register_n or m >= self.pack_min or _in_loop(op) or not _all_f32(op) or \
+                _operand_order(op, batch) != (False, False):
             return None
         threads = self.threads if 2 * batches * m * n * k >= self.parallel_flops else 1
         return skinny_tiles(m, n, k, lanes, threads, batches)
