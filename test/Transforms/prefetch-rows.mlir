@@ -2,7 +2,8 @@
 // RUN: strata-opt %s --split-input-file --strata-prefetch-rows=min-bytes=0 | FileCheck %s --check-prefix=OFF
 
 // A row loop that reads each row of a 32 MiB buffer once, a vector at a time: each read
-// also prefetches the same columns of the next row, clamped to the last row.
+// also prefetches the same columns of the next row, clamped to the last row, one prefetch
+// per 64-byte line (32 f32: two).
 // CHECK-LABEL: func.func @stream
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<2048x4096xf32>
 // CHECK: %[[C1:.+]] = arith.constant 1 : index
@@ -13,6 +14,10 @@
 // CHECK: %[[NEXT:.+]] = arith.addi %[[R]], %[[C1]] : index
 // CHECK: %[[N:.+]] = arith.minsi %[[NEXT]], %[[LAST]] : index
 // CHECK: memref.prefetch %[[X]][%[[N]], %[[C]]], read, locality<3>, data : memref<2048x4096xf32>
+// CHECK: %[[C16:.+]] = arith.constant 16 : index
+// CHECK: %[[C2:.+]] = arith.addi %[[C]], %[[C16]] : index
+// CHECK: memref.prefetch %[[X]][%[[N]], %[[C2]]], read, locality<3>, data : memref<2048x4096xf32>
+// CHECK-NOT: memref.prefetch
 // CHECK: vector.transfer_read %[[ROW]]
 // CHECK-NOT: memref.prefetch
 // CHECK: return
