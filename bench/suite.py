@@ -4,15 +4,18 @@
     python bench/suite.py --quick              # a few rows, short budgets (a smoke run)
     python bench/suite.py --rows conv --out /tmp/b --no-torch
 
-Each (row, system, thread count) is timed in its own fresh process
+Each (row, system, thread count) is timed in its own fresh processes
 (bench/suite_worker.py), so no number depends on the allocator state another
-system left behind. Systems: strata (``strata.jit``, 1 and 2 threads where the
-row asks), its variants (``strata gen``: generated kernels only, no BLAS call),
-numpy, torch eager and torch.compile (when torch is installed: the ``bench``
-extra). The machine's limits come from bench/limits.py: the f32 FMA peak (an
-MLIR kernel) and the copy bandwidth (the faster of ``np.copyto`` and a streaming
-copy kernel), each of 1 and of all cores' threads in one process timed together;
-a row held against the copy is also held against a copy measured right after it.
+system left behind: the best of ``--processes`` (2) of them, for every system
+alike, as this VM now and then runs a whole process 20-50% slower whatever the
+code (a row held against the copy: the best copy measured right after each).
+Systems: strata (``strata.jit``, 1 and 2 threads where the row asks), its
+variants (``strata gen``: generated kernels only, no BLAS call), numpy, torch eager
+and torch.compile (when torch is installed: the ``bench`` extra). The machine's
+limits come from bench/limits.py: the f32 FMA peak (an MLIR kernel) and the copy
+bandwidth (the faster of ``np.copyto`` and a streaming copy kernel), each of 1 and
+of all cores' threads in one process timed together; a row held against the copy
+is also held against a copy measured right after it.
 
 For every row the report gives strata's warm time, its first call (trace and
 compile with an empty cache), page faults per warm call, the peer's time, the
@@ -123,16 +126,29 @@ def check(reference: np.ndarray, out: np.ndarray, tol: float) -> bool:
     return bool(np.max(np.abs(out.astype(np.float64) - reference)) <= tol * scale)
 
 
-def measure(selected, torch_ok, budget, log):
+def measure(selected, torch_ok, budget, log, processes=1):
     results = {}
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         for row in selected:
             outputs = {}
             for system, threads in systems(row, torch_ok):
-                cache = tempfile.mkdtemp(dir=tmp)
-                res, err = _run([sys.executable, os.path.join(HERE, "suite_worker.py"), row.name,
-                                 system, str(threads), tmp, "--budget", str(budget)],
-                                _env(threads, cache), 900)
+                # the best of ``processes`` fresh processes, each with an empty cache: now
+                # and then this VM runs a whole process 20-50% slower, whatever the code
+                copies = []
+                res, err = None, None
+                for _ in range(processes):
+                    one, err = _run([sys.executable, os.path.join(HERE, "suite_worker.py"),
+                                     row.name, system, str(threads), tmp, "--budget",
+                                     str(budget)], _env(threads, tempfile.mkdtemp(dir=tmp)), 900)
+                    if one is not None and (res is None or one["warm_s"] < res["warm_s"]):
+                        res = one
+                    if row.limit == "copy" and system == "strata":
+                        # This VM's memory bandwidth drifts by half over minutes: the copy
+                        # a row is held against is measured right after it (the best of
+                        # those, against the best strata run: the stricter comparison).
+                        copy = copy_limit(threads)
+                        if copy:
+                            copies.append(copy)
                 if res is not None:
                     outputs[(system, threads)] = np.load(res.pop("out"))
                 else:
@@ -140,13 +156,10 @@ def measure(selected, torch_ok, budget, log):
                 results[(row.name, system, threads)] = res
                 log(f"{row.name:58s} {system:14s} {threads}t " +
                     (f"{res['warm_s'] * 1e3:9.3f} ms" if "warm_s" in res else res["error"]))
-                if row.limit == "copy" and system == "strata":
-                    # This VM's memory bandwidth drifts by half over minutes: the copy a
-                    # row is held against is measured right after it.
-                    copy = copy_limit(threads)
-                    if copy:
-                        results[(row.name, "copy", threads)] = {"warm_s": None, **copy}
-                        log(f"{row.name:58s} {'copy':14s} {threads}t {copy['gbps']:9.1f} GB/s")
+                if copies:
+                    copy = max(copies, key=lambda c: c["gbps"])
+                    results[(row.name, "copy", threads)] = {"warm_s": None, **copy}
+                    log(f"{row.name:58s} {'copy':14s} {threads}t {copy['gbps']:9.1f} GB/s")
             ref_key = next((k for k in outputs if k[0] == "numpy"),
                            next((k for k in outputs if k[0] == "torch"), None))
             for key, out in outputs.items():
@@ -229,7 +242,9 @@ def markdown(selected, results, lim, meta) -> str:
     copy1, copyn = lim.get("copy1", float("nan")), lim.get(f"copy{n}", float("nan"))
     lines = ["# Benchmarks", "",
              "Written by `python bench/suite.py` from one run on one machine; every system timed "
-             "in its own fresh process. Warm times are best-of-5 means per call; *first call* is "
+             f"in its own fresh processes, the best of {meta.get('processes', 1)} kept for every "
+             "system alike (this VM now and then runs a whole process 20-50% slower, whatever "
+             "the code). Warm times are best-of-5 means per call; *first call* is "
              "strata's trace + compile with an empty cache. *speed vs peer* is the peer's time "
              "divided by strata's (above 1: strata is faster); *goal* is the issue's target for "
              "that ratio. No test asserts any of these numbers.", "",
@@ -244,8 +259,8 @@ def markdown(selected, results, lim, meta) -> str:
              f"{lim.get(f'copy{n} numpy', nan):.1f}, stream "
              f"{lim.get('copy1 stream', nan):.1f} / {lim.get(f'copy{n} stream', nan):.1f}). "
              "This VM's memory bandwidth drifts by as much as half between minutes, so each "
-             "row held against the copy is measured against a copy run right after it (the "
-             "figure in brackets).",
+             "row held against the copy is measured against a copy run right after each of "
+             "its processes (the best of those, in brackets).",
              ""]
     recs = ratio_rows(selected, results)
     groups = []
@@ -376,6 +391,9 @@ def main(argv=None):
                    help="folder for benchmarks.md and benchmarks.png")
     p.add_argument("--no-torch", action="store_true", help="leave torch out even if installed")
     p.add_argument("--budget", type=float, default=None, help="seconds of warm calls per system")
+    p.add_argument("--processes", type=int, default=None,
+                   help="fresh processes per (row, system, threads), the best kept (default 2; "
+                   "1 with --quick)")
     p.add_argument("--no-extras", action="store_true",
                    help="leave out the runtime and PyTorch-backend scripts' tables")
     a = p.parse_args(argv)
@@ -393,7 +411,9 @@ def main(argv=None):
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     lim = limits(meta["cores"], meta["lanes"])
     log(f"limits: {lim}")
-    results = measure(selected, torch_ok, budget, log)
+    processes = a.processes or (1 if a.quick else 2)
+    meta["processes"] = processes
+    results = measure(selected, torch_ok, budget, log, processes)
     os.makedirs(a.out, exist_ok=True)
     text = markdown(selected, results, lim, meta)
     if not a.quick and not a.rows and not a.no_extras:
