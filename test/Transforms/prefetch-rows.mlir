@@ -1,5 +1,7 @@
 // RUN: strata-opt %s --split-input-file --strata-prefetch-rows | FileCheck %s
 // RUN: strata-opt %s --split-input-file --strata-prefetch-rows=min-bytes=0 | FileCheck %s --check-prefix=OFF
+// RUN: not strata-opt %s '--strata-prefetch-rows=min-bytes=-1' 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: strata-prefetch-rows: option 'min-bytes' must be at least 0, got -1
 
 // A row loop that reads each row of a 32 MiB buffer once, a vector at a time: each read
 // also prefetches the same columns of the next row, clamped to the last row, one prefetch

@@ -139,6 +139,9 @@ class PrefetchRowsPass(Pass):
         if self.min_bytes == 0:
             return
         reads = collect_ops(module, lambda o: o.name == "vector.transfer_read")
+        by_root: dict = {}  # buffer -> the reads of it (through views)
+        for read in reads:
+            by_root.setdefault(_root(read.operands[0]), []).append(read)
         found = []
         for read in reads:
             row_read = _row_read(read)
@@ -146,13 +149,11 @@ class PrefetchRowsPass(Pass):
                 continue
             view, offsets, loop = row_read
             root = _root(view.source)
-            if _static_bytes(root) < self.min_bytes:
-                continue
-            found.append((read, view, offsets, loop, root))
-        for read, view, offsets, loop, root in found:
+            if _static_bytes(root) >= self.min_bytes:
+                found.append((read, view, offsets, loop, by_root[root]))
+        for read, view, offsets, loop, same_buffer in found:
             # one sweep over the row: no other read of the same buffer in the row loop
-            if not any(o != read and _inside(o, loop) and _root(o.operands[0]) == root
-                       for o in reads):
+            if not any(o != read and _inside(o, loop) for o in same_buffer):
                 self._prefetch(read, view, offsets, loop)
 
     @staticmethod
