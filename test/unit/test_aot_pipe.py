@@ -90,3 +90,84 @@ def test_unused_started_tools_are_ended(tmp_path):
     tools.close()  # e.g. the passes failed: nothing was fed to opt
     assert all(p.poll() is not None for p in procs)
     assert not os.path.exists(tools.tmp)
+
+
+def _two_layers(x, w1, w2):
+    return strata.relu(x @ w1) @ w2
+
+
+def test_threaded_code_is_compiled_in_two_parts(tmp_path, monkeypatch):
+    # outlined parallel regions go through their own opt | llc (runtime/llvm_split.py);
+    # two such libraries in one process keep their hidden symbols apart
+    monkeypatch.setenv("STRATA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("STRATA_CACHE", raising=False)
+    monkeypatch.delenv("STRATA_AOT", raising=False)
+    monkeypatch.setattr(aot, "_cpus", lambda: 2)
+    objects, real = [], aot.StartedTools.compile
+
+    def compile(self, llvm_ir):
+        objects.append(real(self, llvm_ir))
+        return objects[-1]
+
+    monkeypatch.setattr(aot.StartedTools, "compile", compile)
+    rng = np.random.default_rng(0)
+    x, w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in
+                 ((67, 256), (256, 384), (384, 9)))
+    f = strata.jit(_two_layers, threads=2, blas="never")
+    g = strata.jit(_mlp, threads=2, blas="never")
+    want = np.maximum(x.astype(np.float64) @ w1, 0) @ w2
+    np.testing.assert_allclose(f(x, w1, w2), want, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(g(x, w1), np.maximum(x.astype(np.float64) @ w1, 0),
+                               rtol=1e-4, atol=1e-3)
+    assert [len(o) for o in objects] == [2, 2]
+    np.testing.assert_allclose(f(x, w1, w2), want, rtol=1e-4, atol=1e-3)
+
+
+def test_one_thread_code_is_compiled_whole(tmp_path, monkeypatch):
+    monkeypatch.setenv("STRATA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("STRATA_CACHE", raising=False)
+    monkeypatch.delenv("STRATA_AOT", raising=False)
+    started = []
+    real = aot.StartedTools.__init__
+
+    def init(self, opt_level, parts=1):
+        started.append(parts)
+        real(self, opt_level, parts)
+
+    monkeypatch.setattr(aot.StartedTools, "__init__", init)
+    x, w = np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)
+    np.testing.assert_allclose(strata.jit(_mlp, threads=1, blas="never")(x, w), x @ w)
+    assert started == [1]
+
+
+def test_a_failed_split_compiles_the_module_whole(tmp_path, monkeypatch):
+    # llvm-split failing (here: a tool that exits 1) costs time, not the compile
+    monkeypatch.setenv("STRATA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("STRATA_CACHE", raising=False)
+    monkeypatch.delenv("STRATA_AOT", raising=False)
+    monkeypatch.setattr(aot, "_cpus", lambda: 2)
+    real_bin = aot._bin
+    monkeypatch.setattr(aot, "_bin", lambda package, tool: "/bin/false" if tool == "llvm-split"
+                        else real_bin(package, tool))
+    objects, real = [], aot.StartedTools.compile
+
+    def compile(self, llvm_ir):
+        objects.append(real(self, llvm_ir))
+        return objects[-1]
+
+    monkeypatch.setattr(aot.StartedTools, "compile", compile)
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((64, 512)).astype(np.float32), \
+        rng.standard_normal((512, 512)).astype(np.float32)
+    out = strata.jit(_mlp, threads=2, blas="never")(x, w)
+    np.testing.assert_allclose(out, np.maximum(x.astype(np.float64) @ w, 0), rtol=1e-4,
+                               atol=1e-3)
+    assert [len(o) for o in objects] == [1]
+
+
+def test_started_tools_in_parts_end_what_they_did_not_use():
+    tools = aot.StartedTools(3, parts=2)
+    procs = [p for _, started in tools._pipes for p in started[1]] + [tools._split]
+    tools.close()
+    assert all(p.poll() is not None for p in procs)
+    assert not os.path.exists(tools.tmp)

@@ -325,7 +325,7 @@ def _erase_dead(ops):
         op.erase()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AttentionPass(Pass):
     """Fuse softmax(Q Kᵀ · scale [+ causal mask]) V into a tiled online-softmax loop nest."""
 

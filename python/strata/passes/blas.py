@@ -157,7 +157,7 @@ def _declare(module: ir.Operation, name: str, inputs, results) -> None:
     del f
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BlasPass(Pass):
     """Replace the matmuls marked strata.blas with calls of OpenBLAS's CBLAS sgemm (memrefs)."""
 

@@ -31,7 +31,7 @@ from .unique_results import UniqueResultsPass
 __all__ = ["BufferizePass"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufferizePass(PassPipeline):
     """Bufferize the module (function boundaries too), results to out-params, free every alloc."""
 

@@ -183,7 +183,7 @@ def _op_class(kind: str):
     return strata.op_class(f"strata.{kind}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class CanonicalizePass(Pass):
     """Simplify strata ops algebraically, fold small constants and drop dead ops."""
 

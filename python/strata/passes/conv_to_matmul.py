@@ -541,7 +541,7 @@ def _collapse_users(expanded, source, groups, shape):
     return done
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ConvToMatmulPass(Pass):
     """Rewrite convolutions as im2col + matmul (reshaped views for 1x1) where it pays."""
 

@@ -137,7 +137,7 @@ def _unpack_into_dest(op, rewriter) -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class DecomposePass(Pass):
     """Decompose linalg.softmax, linalg.pack and linalg.unpack into ops that bufferize."""
 

@@ -334,7 +334,7 @@ def _expand(build):
     return pattern
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ExpandMathPass(Pass):
     """Rewrite f32 (scalar and vector) math.exp/log/tanh/erf into polynomial arithmetic."""
 

@@ -82,7 +82,7 @@ class _Builder:
         return span if step == 1 else arith.ceildivui(self.value(span), self.value(step))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FlattenForallPass(Pass):
     """Rewrite multi-dim scf.forall loops on buffers into one-dim ones (see module doc)."""
 

@@ -105,7 +105,7 @@ def _collect(module, names):
     return collect_ops(module, lambda op: op.name in names)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FusePass(Pass):
     """Fuse elementwise chains and matmul/conv epilogues where the cost model says it pays."""
 

@@ -65,7 +65,7 @@ __all__ = ["LayoutPass"]
 _MODES = ("auto", "nchw", "nhwc", "keep")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LayoutPass(Pass):
     """Choose data layouts: propagate transposes, NHWC conv chains, packed matmuls."""
 

@@ -61,7 +61,7 @@ __all__ = ["LowerToLLVMPass", "THREAD_RUNTIMES"]
 THREAD_RUNTIMES = ("omp", "async")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LowerToLLVMPass(PassPipeline):
     """Lower buffers, loops, vectors, arith and math to the LLVM dialect."""
 

@@ -238,7 +238,7 @@ def _preorder(op, out):
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class NontemporalStoresPass(Pass):
     """Stream write-only outputs larger than the cache with aligned non-temporal stores."""
 

@@ -104,7 +104,7 @@ def _candidate(op) -> float:
     return n * per_element
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ParallelizePass(Pass):
     """Split large elementwise ops across threads; vectorize large unsplit ones to stream."""
 

@@ -128,7 +128,7 @@ def _row_read(read):
     return view, offsets, loop
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class PrefetchRowsPass(Pass):
     """Prefetch the next row of large buffers that row loops read once."""
 

@@ -126,7 +126,7 @@ def _pad(source: ir.Value, axis: int, high: ir.Value, rows: int) -> ir.Value:
     return pad.result
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class RowBlocksPass(Pass):
     """Run functions with a dynamic batch dim as a loop over static blocks of rows."""
 

@@ -571,7 +571,7 @@ class _Kernel:
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class RowFusePass(Pass):
     """Fuse last-dim row reductions with the elementwise op that uses them into row kernels."""
 

@@ -102,7 +102,7 @@ def _log_user(op):
     return user
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class RowKernelsPass(Pass):
     """Rewrite last-dim f32 softmax (and log of softmax) into row-fused vector kernels."""
 

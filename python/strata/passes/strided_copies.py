@@ -50,7 +50,7 @@ def _contiguous(t: ir.MemRefType) -> bool:
                if size != 1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class StridedCopiesPass(Pass):
     """Turn memref.copy between strided static buffers into linalg.copy (vectorizable loops)."""
 

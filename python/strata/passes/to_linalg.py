@@ -100,7 +100,7 @@ def lower_op(op: ir.Operation) -> ir.Value:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ToLinalgPass(Pass):
     """Lower strata ops to linalg, tensor and arith ops on tensors."""
 

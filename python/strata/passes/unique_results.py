@@ -23,7 +23,7 @@ from .lowering.common import dims, empty
 __all__ = ["UniqueResultsPass"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class UniqueResultsPass(Pass):
     """Give each repeated function result its own copy (bufferization needs distinct results)."""
 

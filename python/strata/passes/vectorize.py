@@ -638,7 +638,7 @@ def mark_reassociable_reductions(module) -> int:
     return marked
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class VectorizePass(Pass):
     """Tile matmuls for caches and registers and vectorize them (on tensors)."""
 
@@ -845,7 +845,7 @@ def _generalize_last_dim_reduces(module, tags, width):
         tags.apply(body)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LowerVectorsPass(Pass):
     """Lower vector contractions, masks and transfers to FMAs and 1-D vector ops."""
 

@@ -277,7 +277,7 @@ def _copy_schedule(tag, cols, c_t, parallel_rows):
     return body
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class VectorizeDepthwisePass(Pass):
     """Tile and vectorize depthwise convs over channel vectors (on tensors)."""
 

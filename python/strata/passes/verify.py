@@ -24,7 +24,7 @@ def check_module(module: ir.Operation) -> None:
         raise StrataError(diagnostics=diags)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class VerifyPass(Pass):
     """Check strata ops against their shape and dtype rules (changes nothing).
 

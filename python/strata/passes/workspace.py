@@ -116,7 +116,7 @@ def pack(ranges: list[tuple[int, int, int]]) -> tuple[list[int], int]:
     return offsets, total
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class WorkspacePass(Pass):
     """Turn a function's top-level static buffers into views of one caller-given workspace."""
 

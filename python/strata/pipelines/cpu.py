@@ -27,7 +27,7 @@ from .levels import LEVEL_NAMES, LevelOptions, add_levels
 __all__ = ["CpuPipeline"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class CpuPipeline(PassPipeline):
     """Lower strata to the LLVM dialect for the CPU (all levels, with contract checks)."""
 

@@ -45,7 +45,7 @@ _BUFFERIZE = ("one-shot-bufferize{bufferize-function-boundaries "
               "function-boundary-type-conversion=identity-layout-map}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class GpuPipeline(PassPipeline):
     """Lower strata to LLVM + an embedded NVIDIA GPU binary (kernels via NVVM)."""
 

@@ -221,47 +221,67 @@ class StartedTools:
 
     A cold compile starts them at its disk-cache miss, before the MLIR passes run, so
     that their start-ups (loading libLLVM, ~10 ms each) overlap the passes; the IR goes
-    to opt's stdin (:meth:`compile`). :meth:`close` ends them where they were not used
-    (the passes failed, the engine road) and removes their folder.
+    to opt's stdin (:meth:`compile`). With ``parts`` > 1, ``llvm-split`` and that many
+    pipes start: a module with outlined parallel regions is cut in parts compiled at
+    once (runtime/llvm_split.py), any other goes whole through the first pipe.
+    :meth:`close` ends what was not used (the passes failed, the engine road) and
+    removes their folder.
     """
 
-    def __init__(self, opt_level: int):
+    def __init__(self, opt_level: int, parts: int = 1):
         import subprocess
         import tempfile
+
+        from .llvm_split import start_split
 
         self.opt_level = opt_level
         self.used = False  # compile() feeds them once
         self.tmp = tempfile.mkdtemp(prefix="strata-aot-")
         self.obj = os.path.join(self.tmp, "m.o")
         self.cpu, self.attrs, _ = _target("native")
+        self._pipes = []
+        self._split = None
         try:
-            self._started = _start_piped(*_tool_steps(opt_level, self.cpu, self.attrs, "-",
-                                                      self.obj),
-                                         self.tmp, stdin=subprocess.PIPE)
+            for i in range(parts):
+                folder = os.path.join(self.tmp, f"p{i}")
+                os.mkdir(folder)
+                obj = self.obj if i == 0 else os.path.join(folder, "m.o")
+                self._pipes.append((obj, _start_piped(
+                    *_tool_steps(opt_level, self.cpu, self.attrs, "-", obj), folder,
+                    stdin=subprocess.PIPE)))
+            if parts > 1:
+                self._split = start_split(_bin("llvm", "llvm-split"), parts, self.tmp)
         except BaseException:
             self.close()
             raise
+        self._started = self._pipes[0][1]
 
-    def compile(self, llvm_ir: str) -> str:
-        """Compiles LLVM IR text; returns the object file's path (raises StrataError)."""
+    def compile(self, llvm_ir: str) -> list[str]:
+        """Compiles LLVM IR text; returns the object files' paths (raises StrataError)."""
+        from .llvm_split import finish_split, worth_splitting
+
         self.used = True
-        opt = self._started[1][0]
-        try:
-            opt.stdin.write(llvm_ir.encode())
-        except BrokenPipeError:  # opt exited early: its error is reported below
-            pass
-        finally:
-            try:
-                opt.stdin.close()
-            except BrokenPipeError:
-                pass
-        _finish_piped(self._started)
-        return self.obj
+        feeds = [llvm_ir.encode()]
+        if self._split is not None and worth_splitting(llvm_ir, len(self._pipes)):
+            split = finish_split(self._split, llvm_ir, self.tmp, len(self._pipes))
+            if isinstance(split, str):  # compiled whole: slower, the same code
+                from .log import logger
 
-    def close(self) -> None:
-        import shutil
+                logger("cache").info("compiling in one part: %s", split)
+            else:
+                feeds = split
+        for (_, started), data in zip(self._pipes, feeds):
+            _feed(started[1][0], data)
+        self.close(keep=len(feeds))  # the pipes (and llvm-split) not fed
+        for _, started in self._pipes[:len(feeds)]:
+            _finish_piped(started)
+        return [obj for obj, _ in self._pipes[:len(feeds)]]
 
-        for p in getattr(self, "_started", ((), ()))[1]:
+    def close(self, keep: int = 0) -> None:
+        """Ends the started processes but the first ``keep`` pipes'; with ``keep`` 0
+        (the default) also removes their folder."""
+        procs = [p for _, started in self._pipes[keep:] for p in started[1]]
+        for p in procs + ([self._split] if self._split is not None else []):
             if p.poll() is None:
                 p.kill()
             p.wait()
@@ -270,20 +290,46 @@ class StartedTools:
                     p.stdin.close()
                 except BrokenPipeError:
                     pass
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if keep == 0:
+            import shutil
+
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def start_tools(opt_level: int, in_process: bool = False) -> StartedTools | None:
+def _feed(proc, data: bytes) -> None:
+    """Writes ``data`` to a started process's stdin and closes it (where it exited early,
+    its exit status and stderr say why)."""
+    try:
+        proc.stdin.write(data)
+    except BrokenPipeError:
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+
+
+def start_tools(opt_level: int, in_process: bool = False, threads: int = 1) -> StartedTools | None:
     """opt | llc started for a build_shared_library(..., cpu="native", tools=...) call to
     come, or None where that build will not run them (the ExecutionEngine road, no
-    linker) or they cannot start (the build then reports why)."""
+    linker) or they cannot start (the build then reports why). Code for ``threads`` > 1
+    on a machine with two or more CPUs gets two pipes and llvm-split (see StartedTools)."""
     cpu, _, forced = _target("native")
     if _engine_road(in_process, cpu, forced) or _linker() is None:
         return None
+    parts = 2 if threads > 1 and _cpus() > 1 else 1
     try:
-        return StartedTools(opt_level)
+        return StartedTools(opt_level, parts)
     except OSError:
         return None
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native",
@@ -314,7 +360,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
     with tempfile.TemporaryDirectory(prefix="strata-aot-") as tmp:
         src, ll, obj = (os.path.join(tmp, n) for n in ("m.mlir", "m.ll", "m.o"))
         if in_process and _object_in_process(module, obj, opt_level):
-            _link(linker, obj, libdir, blas, out_dir, out_path)
+            _link(linker, [obj], libdir, blas, out_dir, out_path)
             return
         translated = _translate(module)
         if (translated is not None and tools is not None and not tools.used and
@@ -332,7 +378,7 @@ def build_shared_library(module: ir.Module, out_path: str, *, cpu: str = "native
         # opt's bitcode goes to llc through a pipe: no file between them, and llc starts
         # (loads libLLVM) while opt optimizes
         _run_piped(*_tool_steps(opt_level, cpu, attrs, ll, obj), tmp)
-        _link(linker, obj, libdir, blas, out_dir, out_path)
+        _link(linker, [obj], libdir, blas, out_dir, out_path)
 
 
 def _openmp_link_args(module: ir.Module) -> list:
@@ -347,8 +393,9 @@ def _openmp_link_args(module: ir.Module) -> list:
     return [path, f"-Wl,-rpath,{os.path.dirname(path)}"]
 
 
-def _link(linker: str, obj: str, libdir: str, blas: list, out_dir: str, out_path: str) -> None:
-    """Links the object ``obj`` into the shared library ``out_path`` (atomically)."""
+def _link(linker: str, objs: list[str], libdir: str, blas: list, out_dir: str,
+          out_path: str) -> None:
+    """Links the object files ``objs`` into the shared library ``out_path`` (atomically)."""
     import tempfile
 
     fd, tmp_lib = tempfile.mkstemp(prefix=".strata-lib-", suffix=".so", dir=out_dir)
@@ -360,7 +407,7 @@ def _link(linker: str, obj: str, libdir: str, blas: list, out_dir: str, out_path
         # and f16 conversions on a CPU without them) are linked by name: they live in
         # libmlir_float16_utils, which the runner utils only depend on, so a library
         # calling nothing else would otherwise leave them undefined in a new process
-        args = ["-shared", "-o", tmp_lib, obj, f"-L{libdir}", "-Wl,--as-needed",
+        args = ["-shared", "-o", tmp_lib, *objs, f"-L{libdir}", "-Wl,--as-needed",
                 "-lmlir_c_runner_utils", "-lmlir_async_runtime", "-lmlir_float16_utils",
                 "-Wl,--no-as-needed",
                 f"-Wl,-rpath,{libdir}"] + blas

@@ -651,7 +651,8 @@ class Program(ProgramBase):
             workspace.append(workspace_bytes(m, fname))
 
         # opt | llc start now: their start-ups overlap the passes (aot.start_tools)
-        tools = aot.start_tools(self.opt_level, in_process=True) if use_cache else None
+        tools = (aot.start_tools(self.opt_level, in_process=True, threads=self.threads)
+                 if use_cache else None)
         try:
             with phase("lower (MLIR passes)"):
                 remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,

@@ -72,7 +72,7 @@ def _identity(t: ir.MemRefType) -> ir.MemRefType:
     return ir.MemRefType.get(t.shape, t.element_type)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class GpuHostPass(Pass):
     """Put kernel buffers in device memory: gpu.alloc, gpu.memcpy in/out, gpu.dealloc."""
 

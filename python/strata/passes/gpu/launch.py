@@ -412,7 +412,7 @@ def workgroup_allocs_into_launch(module, fail):
     # promote's deallocs of the (now attributed) buffers are gone with replace_all_uses_with
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class GpuLaunchPass(Pass):
     """Map block/thread-mapped scf.forall loops to gpu.launch (shared memory, all_reduce)."""
 

@@ -303,7 +303,7 @@ def tile_ops(module: ir.Operation, on_error) -> int:
         return count
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class GpuMapPass(Pass):
     """Tile linalg ops into scf.forall loops mapped to GPU blocks and threads."""
 
