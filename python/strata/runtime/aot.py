@@ -270,7 +270,7 @@ class StartedTools:
                 logger("cache").info("compiling in one part: %s", split)
             else:
                 feeds = split
-        for (_, started), data in zip(self._pipes, feeds):
+        for (_, started), data in zip(self._pipes[:len(feeds)], feeds, strict=True):
             _feed(started[1][0], data)
         self.close(keep=len(feeds))  # the pipes (and llvm-split) not fed
         for _, started in self._pipes[:len(feeds)]:
