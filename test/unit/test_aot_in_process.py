@@ -77,7 +77,9 @@ def test_default_tools_road_gives_the_same_results(fresh_cache, tools_run, monke
     inproc = strata.jit(_mlp, blas="never")(*args)
     monkeypatch.delenv("STRATA_AOT")  # a knob: part of the key, so a new entry
     tools = strata.jit(_mlp, blas="never")(*args)
-    assert [t for t in tools_run if t in ("opt", "llc")] == ["opt", "llc"]
+    # One opt | llc per part: threaded code on 2+ CPUs is compiled as two parts at once.
+    ran = [t for t in tools_run if t in ("opt", "llc")]
+    assert ran in (["opt", "llc"], ["opt", "llc"] * 2)
     np.testing.assert_allclose(inproc, tools, rtol=1e-5, atol=1e-5)
 
 

@@ -11,6 +11,7 @@ import pytest
 import strata
 from strata import StrataError
 from strata.runtime import aot
+from strata.runtime.openmp import openmp_library
 
 pytestmark = pytest.mark.skipif(not aot.available(), reason="no C compiler driver (cc)")
 
@@ -96,6 +97,8 @@ def _two_layers(x, w1, w2):
     return strata.relu(x @ w1) @ w2
 
 
+@pytest.mark.skipif(openmp_library() is None, reason="libomp is not installed (threads run on "
+                    "the async runtime, which outlines no parallel regions)")
 def test_threaded_code_is_compiled_in_two_parts(tmp_path, monkeypatch):
     # outlined parallel regions go through their own opt | llc (runtime/llvm_split.py);
     # two such libraries in one process keep their hidden symbols apart
