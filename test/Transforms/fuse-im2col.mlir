@@ -56,6 +56,7 @@ module {
 // SER: %[[B:.*]] = tensor.collapse_shape %[[LAST]] {{.*}} into tensor<36x72xf32>
 // SER-NOT: strata.im2col_part
 // SER: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<36x72xf32>)
+// REPORT: remark: strata-fuse: tiled linalg.matmul at {{.*}} by [8, 72]: it has no elementwise epilogue, and its tiles copy their own im2col windows
 // REPORT: remark: strata-fuse: each output tile copies its own im2col windows (1x4x3x3x6x12) while they stay in cache; the 1x4x3x3x12x12 matrix is not materialized
   func.func @rows_of_one_image(%arg0: tensor<1x4x12x12xf32>, %arg1: tensor<8x4x3x3xf32>, %arg2: tensor<1x8x1x1xf32>) -> tensor<1x8x12x12xf32> attributes {llvm.emit_c_interface} {
     %cst = arith.constant 0.000000e+00 : f32
@@ -225,5 +226,48 @@ module {
     } -> tensor<144x8xf32>
     %expanded = tensor.expand_shape %9 [[0, 1, 2], [3]] output_shape [1, 12, 12, 8] : tensor<144x8xf32> into tensor<1x12x12x8xf32>
     return %expanded : tensor<1x12x12x8xf32>
+  }
+
+// No epilogue: the conv's result is returned as it is. The matmul is tiled on its own by
+// the same whole-row tiles (its fill fused in), and each tile copies its own windows.
+// PAR-LABEL: func.func @no_epilogue
+// PAR-NOT: tensor<1x4x3x3x12x12xf32>
+// PAR: scf.forall (%{{.*}}, %{{.*}}) in (1, 2) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<8x144xf32>)
+// PAR: %[[ROW:.*]] = affine.apply #[[ROWS12]](%{{.*}})
+// PAR: tensor.extract_slice %inserted_slice[0, 0, %[[ROW]], 0] [1, 4, 8, 14] [1, 1, 1, 1]
+// PAR: linalg.copy {{.*}}strata.im2col_part
+// PAR: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3], [4, 5]] : tensor<1x4x3x3x6x12xf32> into tensor<36x72xf32>
+// PAR: %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<8x72xf32>
+// PAR: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<8x36xf32>, tensor<36x72xf32>) outs(%[[ACC]] : tensor<8x72xf32>)
+// PAR-NOT: tensor<1x4x3x3x12x12xf32>
+// PAR: return
+// SER-LABEL: func.func @no_epilogue
+// SER: scf.for
+// SER: scf.for
+// SER: linalg.copy {{.*}}strata.im2col_part
+// SER: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x36xf32>, tensor<36x72xf32>)
+// SER-NOT: tensor<1x4x3x3x12x12xf32>
+// SER: return
+// (its tiling remark comes before every function's window remarks: checked first)
+// REPORT: remark: strata-fuse: each output tile copies its own im2col windows (1x4x3x3x6x12) while they stay in cache; the 1x4x3x3x12x12 matrix is not materialized
+  func.func @no_epilogue(%arg0: tensor<1x4x12x12xf32>, %arg1: tensor<8x4x3x3xf32>) -> tensor<1x8x12x12xf32> attributes {llvm.emit_c_interface} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<1x4x14x14xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x4x14x14xf32>) -> tensor<1x4x14x14xf32>
+    %extracted_slice = tensor.extract_slice %1[0, 0, 1, 1] [1, 4, 12, 12] [1, 1, 1, 1] : tensor<1x4x14x14xf32> to tensor<1x4x12x12xf32>
+    %2 = linalg.copy {cast = #linalg.type_fn<cast_signed>} ins(%arg0 : tensor<1x4x12x12xf32>) outs(%extracted_slice : tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
+    %inserted_slice = tensor.insert_slice %2 into %1[0, 0, 1, 1] [1, 4, 12, 12] [1, 1, 1, 1] : tensor<1x4x12x12xf32> into tensor<1x4x14x14xf32>
+    %3 = tensor.empty() : tensor<1x4x3x3x12x12xf32>
+    %4 = linalg.generic {indexing_maps = [#one, #one1], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%inserted_slice : tensor<1x4x14x14xf32>) outs(%3 : tensor<1x4x3x3x12x12xf32>) attrs =  {strata.im2col = array<i64: 1, 1, 1, 1, 0>} {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<1x4x3x3x12x12xf32>
+    %collapsed = tensor.collapse_shape %arg1 [[0], [1, 2, 3]] : tensor<8x4x3x3xf32> into tensor<8x36xf32>
+    %collapsed_0 = tensor.collapse_shape %4 [[0, 1, 2, 3], [4, 5]] : tensor<1x4x3x3x12x12xf32> into tensor<36x144xf32>
+    %5 = tensor.empty() : tensor<8x144xf32>
+    %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<8x144xf32>) -> tensor<8x144xf32>
+    %7 = linalg.matmul ins(%collapsed, %collapsed_0 : tensor<8x36xf32>, tensor<36x144xf32>) outs(%6 : tensor<8x144xf32>) -> tensor<8x144xf32>
+    %expanded = tensor.expand_shape %7 [[0, 1], [2, 3]] output_shape [1, 8, 12, 12] : tensor<8x144xf32> into tensor<1x8x12x12xf32>
+    return %expanded : tensor<1x8x12x12xf32>
   }
 }
