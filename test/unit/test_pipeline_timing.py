@@ -31,6 +31,23 @@ def test_timing_rows_parse_mlirs_report():
                                    (0.0, "(A) DominanceInfo", 2), (0.001, "Rest", 0)]
 
 
+# Where a level's passes ran on several threads, MLIR prints the user time first.
+REPORT_THREADS = """  Total Execution Time: 0.4156 seconds
+
+  ----User Time----  ----Wall Time----  ----Name----
+    0.0400 (  8.6%)    0.0359 (  8.6%)  StrataLowerVectors
+    0.0051 (  1.0%)    0.0042 (  1.0%)  'func.func' Pipeline
+    0.0050 (  1.0%)    0.0041 (  1.0%)    ConvertLinalgToLoopsPass
+    0.4600 (100.0%)    0.4156 (100.0%)  Total
+"""
+
+
+def test_timing_rows_take_the_wall_time_of_a_threaded_report():
+    assert timing_rows(REPORT_THREADS) == [(0.0359, "StrataLowerVectors", 0),
+                                           (0.0042, "'func.func' Pipeline", 0),
+                                           (0.0041, "ConvertLinalgToLoopsPass", 1)]
+
+
 def test_run_pipeline_collects_every_pass_of_every_level(capfd):
     def f(x):
         return strata.softmax(x) * 2.0
