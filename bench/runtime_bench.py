@@ -9,7 +9,10 @@ Rows (issue 13's table), each system timed in a fresh process:
   and torch.compile (when torch is installed);
 - restart: a new process with the demo MLP's entry in the disk cache: import time,
   then the first call (and whether it imported MLIR: it should not);
-- cold compile of the demo MLP with an empty cache (the first call);
+- cold compile of the demo MLP with an empty cache (the first call), and where its time
+  goes: another fresh process imports MLIR's bindings and strata's passes first (each
+  timed), then times its first call and, inside it, the MLIR passes (``lower``) and the
+  native code (``aot.build_shared_library``: opt, llc, link);
 - new shape: the demo MLP called with a new batch size, compiled again for it
   (static) vs served by one variant with the batch dim dynamic; per-call times of both;
 - dynamic vs static at the same shape (batch 7, 97, 1000; the dynamic variant runs
@@ -80,6 +83,34 @@ elif kind in ("cold", "restart"):
     out["first"] = time.perf_counter() - t
     out["hits"] = f.stats.cache_hits
     out["mlir"] = "mlir" in sys.modules
+elif kind == "cold-parts":
+    # where a cold compile's time goes: the same first call, its imports taken apart
+    import strata
+    from strata import demo
+    t = time.perf_counter()
+    import mlir.ir
+    out["import_mlir"] = time.perf_counter() - t
+    t = time.perf_counter()
+    import strata.frontend.module, strata.pipelines.levels
+    out["import_passes"] = time.perf_counter() - t
+    from strata.runtime import aot, api
+    spent = {"mlir_passes": 0.0, "native": 0.0}
+    def timed(name, fn):  # wall time inside the two steps (timing=True would slow the passes)
+        def step(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[name] += time.perf_counter() - t
+        return step
+    api.lower = timed("mlir_passes", api.lower)
+    aot.build_shared_library = timed("native", aot.build_shared_library)
+    args = demo._inputs(np.random.default_rng(0), "mlp")
+    f = strata.jit(demo.mlp)
+    t = time.perf_counter()
+    f(*args)
+    out["call"] = time.perf_counter() - t
+    out.update(spent)
 elif kind == "new-shape":
     import strata
     from strata import demo
@@ -174,6 +205,8 @@ def measure(repeat: int = 3, torch: bool = True) -> dict:
             restart.append(_worker("restart", cache=cache))
     assert all(r["hits"] == 1 for r in restart), restart
     out["cold_compile_s"] = _median(cold, "first")
+    parts = [_worker("cold-parts") for _ in range(repeat)]
+    out["cold_parts"] = {k: _median(parts, k) for k in parts[0]}
     out["restart_import_s"] = _median(restart, "import")
     out["restart_first_call_s"] = _median(restart, "first")
     out["restart_imports_mlir"] = any(r["mlir"] for r in restart)
@@ -204,6 +237,15 @@ def table(r: dict) -> str:
                  f"{r['restart_first_call_s'] * 1e3:.1f} ms "
                  f"(+ {r['restart_import_s'] * 1e3:.0f} ms import; MLIR {mlir}) | — | — |")
     lines.append(f"| cold compile (demo MLP, empty cache) | {r['cold_compile_s']:.2f} s | — | — |")
+    if "cold_parts" in r:
+        c = r["cold_parts"]
+        rest = c["call"] - c["mlir_passes"] - c["native"]
+        lines.append(f"| where it goes (imports timed apart, then the first call) | import of "
+                     f"MLIR's bindings {c['import_mlir'] * 1e3:.0f} ms + of strata's passes "
+                     f"and MLIR's dialect modules {c['import_passes'] * 1e3:.0f} ms; MLIR "
+                     f"passes {c['mlir_passes'] * 1e3:.0f} ms; LLVM opt, llc "
+                     f"and link {c['native'] * 1e3:.0f} ms; trace, key, contexts, starting "
+                     f"the tools {rest * 1e3:.0f} ms | — | — |")
     s = r["new_shape"]
     lines.append(f"| new input shape (demo MLP, batch 64 -> 97) | dynamic: "
                  f"{s['dynamic_new_shape'] * 1e3:.1f} ms, then {s['dynamic_call'] * 1e3:.2f} ms "
