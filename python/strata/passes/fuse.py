@@ -24,7 +24,14 @@ Two kinds of fusion on linalg on tensors:
    A conv's im2col matmul (strata-conv-to-matmul) gets output tiles of whole
    rows of pixels, and each tile then copies its own input windows inside the loop
    (passes/fusion/im2col.py): the K x pixels matrix is never materialized (the
-   ResNet 3x3 64-channel 56x56 conv + relu, 2 threads: 1.68 -> 1.42 ms).
+   ResNet 3x3 64-channel 56x56 conv + relu, 2 threads: 1.68 -> 1.42 ms). Such a
+   matmul with no elementwise epilogue (the conv's result returned, or read by
+   several ops) is tiled by itself the same way, its fill fused into each tile:
+
+       %m = linalg.matmul ins(%w, %col_view) outs(fill(0) : tensor<64x3136xf32>)
+       return %m
+     =>
+       scf.forall (%i, %j) { fill the tile; copy the tile's windows; linalg.matmul }
 
    Not where the cost model (passes/fusion/blas.py) predicts a large f32 matmul
    faster on strata-vectorize's packed panels (which it uses only outside such
