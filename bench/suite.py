@@ -51,7 +51,7 @@ DROP_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # once in its own process: (section title, script, arguments).
 EXTRA = [
     ("Runtime for services: dispatch, restart, compile, new shapes", "runtime_bench.py",
-     ["--repeat", "1"]),
+     ["--repeat", "3"]),  # medians of 3 fresh processes: one slow process is no record
     ("PyTorch front end: torch.compile(backend=\"strata\") vs inductor vs eager",
      "torch_bench.py", ["--quick"]),
     ("Autotuning: tuned vs default (strata.tune, a tuning record per row)", "tune_bench.py",
