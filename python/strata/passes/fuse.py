@@ -299,14 +299,16 @@ class FusePass(Pass):
                 tags.add(producer, f"strata.fuse_producer_{i}")
             roots.append((tiles, parallel, fill, True))
         for i, (tiles, parallel, fill, epilogue) in enumerate(roots):
+            if not epilogue:
+                schedule, what = _bare_contraction(i, tiles, parallel, fill), "contraction"
+            else:
+                schedule = (_parallel_epilogue(i, tiles, fill) if parallel
+                            else _epilogue(i, tiles))
+                what = "epilogue"
             try:
-                if not epilogue:
-                    tags.apply(_bare_contraction(i, tiles, parallel, fill))
-                    continue
-                tags.apply(_parallel_epilogue(i, tiles, fill) if parallel
-                           else _epilogue(i, tiles))
+                tags.apply(schedule)
             except ScriptError as e:
-                self.fail(module, f"strata-fuse: tiling epilogue {i} failed: {e}")
+                self.fail(module, f"strata-fuse: tiling {what} {i} failed: {e}")
 
     def _parallel_tiles(self, producer, sizes, tiles, row, tags, i):
         """``(parallel, fill)``: whether the tiles of root ``i`` (a contraction, or its

@@ -272,8 +272,8 @@ def _save_reproducer(text: str) -> str:
 
 # A row: the wall time, or (where passes ran on several threads) the user time and then
 # the wall time, each with its percentage; then the name, indented by its depth.
-_TIME = r"\d+\.\d+ \(\s*[\d.]+%\)"
-_TIMING_ROW = re.compile(rf"^\s+(?:{_TIME}\s+)?(\d+\.\d+) \(\s*[\d.]+%\)  ( *)(.+?)\s*$")
+_PERCENT = r" \(\s*[\d.]+%\)"
+_TIMING_ROW = re.compile(rf"^\s+(?:\d+\.\d+{_PERCENT}\s+)?(\d+\.\d+){_PERCENT}  ( *)(.+?)\s*$")
 
 
 def timing_rows(report: str) -> list[tuple[float, str, int]]:
