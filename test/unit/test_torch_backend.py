@@ -226,3 +226,30 @@ def test_int64_inputs_take_the_numpy_path():
     assert subs and all(s._direct is None for s in subs if any(
         d == "i32" for _, d in s.compiled.arg_specs))
     assert _error(got, want) <= 1e-4
+
+
+@pytest.mark.parametrize("name", ["mlp", "encoder_layer"])
+def test_compiled_ops_carry_source_locations(name):
+    """Every op and argument of a compiled subgraph is at a line of Python source: the
+    model's own (MLP) or, for ops a torch module's fused fast path made (no stack trace),
+    that module's forward; never torch's tracing machinery or a placeholder."""
+    import inspect
+    import re
+
+    model, inputs = torch_models.build(name)
+    torch._dynamo.reset()
+    record = []
+    with torch.no_grad():
+        _compile(model, record)(*inputs)
+    modules = [s.compiled.module for g in record for s in g.subgraphs if s.compiled]
+    assert modules
+    if name == "mlp":
+        want = {torch_models.__file__}
+    else:
+        forward = torch.nn.TransformerEncoderLayer.forward
+        want = {inspect.getsourcefile(forward)}
+    for m in modules:
+        text = m.text(debug_info=True)
+        files = set(re.findall(r'loc\("([^"]+)":\d+:\d+\)', text))
+        assert files == want, files
+        assert "<torch>" not in text

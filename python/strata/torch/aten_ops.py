@@ -18,7 +18,6 @@ cannot take theirs. Slices of a tensor with a dynamic dim (along a static one) a
 from __future__ import annotations
 
 import operator
-import os
 
 import numpy as np
 import torch
@@ -28,8 +27,7 @@ from ..frontend import ops as S
 from ..frontend.tensor import Tensor
 from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsupported
 
-__all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "node_location",
-           "is_foldable"]
+__all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "is_foldable"]
 
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
            torch.int32: "i32", torch.int64: "i32", torch.bool: "i1"}
@@ -38,26 +36,6 @@ _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
 def strata_dtype(dtype: torch.dtype) -> str | None:
     """The strata dtype that holds a torch dtype (int64 narrows to i32), or None."""
     return _DTYPES.get(dtype)
-
-
-_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-
-
-def node_location(node) -> tuple[str, int, int] | None:
-    """``(file, line, col)`` of the user's code that made ``node``: the innermost frame of
-    its stack trace outside torch itself (``nn.Linear``'s call site, not linear.py)."""
-    trace = node.meta.get("stack_trace") or ""
-    frames = []
-    for line in trace.splitlines():
-        line = line.strip()
-        if line.startswith('File "'):
-            try:
-                path, rest = line[6:].split('", line ', 1)
-                frames.append((path, int(rest.split(",", 1)[0]), 1))
-            except ValueError:
-                continue
-    user = [f for f in frames if not os.path.abspath(f[0]).startswith(_TORCH_DIR)]
-    return (user or frames or [None])[-1]
 
 
 def _out_dtype(node, index=None) -> str:

@@ -29,8 +29,9 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from ..errors import StrataError
-from .aten_ops import node_location, unsupported
+from .aten_ops import unsupported
 from .importer import import_graph, tensor_inputs
+from .locations import node_location
 from .symbolic import is_size
 from .tensors import from_numpy, to_numpy
 

@@ -26,7 +26,8 @@ from ..errors import StrataError
 from ..frontend.locations import source_location
 from ..frontend.module import Module
 from ..frontend.tensor import Tensor, TensorSpec
-from .aten_ops import convert_node, node_location, strata_dtype, unsupported
+from .aten_ops import convert_node, strata_dtype, unsupported
+from .locations import graph_location, node_location
 from .symbolic import is_size, strata_shape
 
 __all__ = ["from_torch", "import_graph", "arguments", "spec_of_value", "tensor_inputs"]
@@ -80,7 +81,13 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "main", *,
     specs = {}
     for n in placeholders:
         specs[_name(n.name, taken)] = spec_of_value(n.meta.get("val"), f"input '{n.name}'")
-    f = module.function(name, **specs)
+    # the function and its arguments: where the graph's first op comes from
+    where = graph_location(graph)
+    if where is None:
+        f = module.function(name, **specs)
+    else:
+        with source_location(*where):
+            f = module.function(name, **specs)
     env = dict(zip(placeholders, f.args, strict=True))
     # sizes: only reshapes take them, and those read the result's shape (symbolic.py)
     env.update((n, n.meta.get("val")) for n in every if n not in env)
@@ -98,8 +105,10 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "main", *,
             if reason is not None:
                 raise StrataError(f"{reason} ({node.format_node()})",
                                   location=_location_text(node))
-            loc = node_location(node) or ("<torch>", 0, 0)
-            with source_location(*loc):
+            # a node with no location of its own (none in its graph either) sits with the
+            # node before it
+            where = node_location(node) or where or ("<torch>", 0, 0)
+            with source_location(*where):
                 try:
                     env[node] = convert_node(node, env)
                 except StrataError:
@@ -116,7 +125,8 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "main", *,
                 raise StrataError(f"graph output {r} is not a tensor strata computes",
                                   location="<torch>")
             results.append(env[r])
-        f.ret(*results)
+        with source_location(*(where or ("<torch>", 0, 0))):  # with the last op
+            f.ret(*results)
     finally:
         if not f.closed:
             from ..frontend.module import _SCOPES
