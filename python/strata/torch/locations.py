@@ -50,12 +50,10 @@ def _module_class(entry):
 
 def _module_location(stack) -> tuple[str, int, int] | None:
     for entry in reversed(list((stack or {}).values())):
-        cls = _module_class(entry)
-        forward = getattr(cls, "forward", None)
-        try:
-            return (inspect.getsourcefile(forward), inspect.getsourcelines(forward)[1], 1)
-        except (TypeError, OSError):
-            continue
+        forward = getattr(_module_class(entry), "forward", None)
+        code = getattr(inspect.unwrap(forward), "__code__", None) if forward else None
+        if code is not None:  # its def line, from the code object (no source file read)
+            return (code.co_filename, code.co_firstlineno, 1)
     return None
 
 
