@@ -124,6 +124,37 @@ def test_batch_matmul(features, threads, bmnk):
     _check(f(a, b), a, b, "f32")
 
 
+# Batch dims that broadcast or number more than one (strata-to-linalg: a copy of the
+# broadcast operand, the batch dims collapsed, one batch_matmul; an rhs with unit batch
+# dims as a matrix): odd sizes, a matrix against a batch, size-1 and missing batch dims
+# on either side, rank 4 and 5.
+BROADCAST = [((7, 33), (3, 33, 17)), ((1, 7, 33), (3, 33, 17)), ((3, 7, 33), (1, 33, 17)),
+             ((2, 3, 17, 9), (2, 3, 9, 33)), ((2, 3, 17, 9), (3, 9, 33)),
+             ((2, 1, 17, 9), (1, 3, 9, 33)), ((2, 3, 17, 9), (1, 9, 33)),
+             ((1, 100), (2, 2, 100, 7)), ((2, 1, 3, 5, 8), (4, 1, 8, 6)),
+             ((33,), (3, 33, 17)), ((2, 3, 17, 9), (9,))]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("shapes", BROADCAST, ids=str)
+def test_broadcast_batch_matmul(threads, dtype, shapes):
+    rng = np.random.default_rng(len(shapes[0]) * 10 + len(shapes[1]))
+    a, b = _rand(rng, shapes[0], dtype), _rand(rng, shapes[1], dtype)
+    f = strata.jit(lambda x, y: x @ y, threads=threads, blas="never")
+    got = f(a, b)
+    assert got.shape == np.matmul(a.astype(np.float32), b.astype(np.float32)).shape
+    _check(got, a, b, dtype)
+
+
+def test_broadcast_batch_matmul_i32():
+    rng = np.random.default_rng(5)
+    a = rng.integers(-50, 50, size=(2, 3, 7, 9), dtype=np.int32)
+    b = rng.integers(-50, 50, size=(3, 9, 5), dtype=np.int32)
+    got = strata.jit(lambda x, y: x @ y)(a, b)
+    np.testing.assert_array_equal(got, np.matmul(a.astype(np.int64), b).astype(np.int32))
+
+
 # Few rows against a B larger than 1 MiB (passes/skinny_tiles.py): 16-deep K tiles across
 # N (K not a multiple of 16 in some), up to 7-row register tiles 4 (AVX-512) or 2 (AVX2)
 # vectors wide, M split into even tiles with a remainder (13 -> 5+5+3, 32 -> 6x5+2), N

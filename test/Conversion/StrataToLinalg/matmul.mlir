@@ -168,22 +168,21 @@ func.func @dot(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<f32> {
 
 // -----
 
-// Broadcast batch dims: a contraction generic, reduction over k (the last loop);
-// the size-1 batch dim reads index 0.
-// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>
-// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// Broadcast batch dims: the size-1 batch of the lhs is copied to the full batch (a
+// generic reading index 0), then one linalg.batch_matmul; no contraction generic.
+// CHECK-DAG: #[[BC:.+]] = affine_map<(d0, d1, d2) -> (0, d1, d2)>
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @broadcast_batch
 // CHECK-SAME: (%[[A:.+]]: tensor<1x4x8xf32>, %[[B:.+]]: tensor<3x8x16xf32>)
 // CHECK-NOT: strata.
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<3x4x8xf32>
+// CHECK: %[[FULL:.+]] = linalg.generic {indexing_maps = [#[[BC]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[A]] : tensor<1x4x8xf32>) outs(%[[E]] : tensor<3x4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[X]] : f32
 // CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<3x4x16xf32>)
-// CHECK: %[[R:.+]] = linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<1x4x8xf32>, tensor<3x8x16xf32>) outs(%[[INIT]] : tensor<3x4x16xf32>)
-// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[ACC:.+]]: f32):
-// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
-// CHECK-NEXT: linalg.yield %[[S]] : f32
-// CHECK: return %[[R]]
-// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[BMM:.+]] = linalg.batch_matmul ins(%[[FULL]], %[[B]] : tensor<3x4x8xf32>, tensor<3x8x16xf32>) outs(%[[INIT]] : tensor<3x4x16xf32>)
+// CHECK-NOT: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: return %[[BMM]]
 func.func @broadcast_batch(%a: tensor<1x4x8xf32>, %b: tensor<3x8x16xf32>) -> tensor<3x4x16xf32> {
   %0 = "strata.matmul"(%a, %b) : (tensor<1x4x8xf32>, tensor<3x8x16xf32>) -> tensor<3x4x16xf32>
   return %0 : tensor<3x4x16xf32>
@@ -191,13 +190,14 @@ func.func @broadcast_batch(%a: tensor<1x4x8xf32>, %b: tensor<3x8x16xf32>) -> ten
 
 // -----
 
-// [M,K] @ [B,K,N]: the lhs has no batch dim at all.
-// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
-// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
-// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// [M,K] @ [B,K,N]: the lhs has no batch dim at all; it is copied B times.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @matrix_batched_rhs
+// CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<3x8x16xf32>)
 // CHECK-NOT: strata.
-// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %{{.+}} : tensor<4x8xf32>, tensor<3x8x16xf32>) outs(%{{.+}} : tensor<3x4x16xf32>)
+// CHECK: %[[FULL:.+]] = linalg.generic {indexing_maps = [#[[LHS]], #[[ID3]]], {{.*}} ins(%[[A]] : tensor<4x8xf32>) outs(%{{.+}} : tensor<3x4x8xf32>)
+// CHECK: linalg.batch_matmul ins(%[[FULL]], %[[B]] : tensor<3x4x8xf32>, tensor<3x8x16xf32>) outs(%{{.+}} : tensor<3x4x16xf32>)
 func.func @matrix_batched_rhs(%a: tensor<4x8xf32>, %b: tensor<3x8x16xf32>) -> tensor<3x4x16xf32> {
   %0 = "strata.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<3x8x16xf32>) -> tensor<3x4x16xf32>
   return %0 : tensor<3x4x16xf32>
@@ -205,21 +205,71 @@ func.func @matrix_batched_rhs(%a: tensor<4x8xf32>, %b: tensor<3x8x16xf32>) -> te
 
 // -----
 
-// bf16 contraction generic: extends in the body, accumulates in f32, rounds at the end.
+// bf16 with a broadcast batch: the copy stays bf16, the batch_matmul accumulates in
+// f32, the result is rounded once at the end.
 // CHECK-LABEL: func.func @broadcast_batch_bf16
 // CHECK-NOT: strata.
+// CHECK: %[[FULL:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<1x4x8xbf16>) outs(%{{.+}} : tensor<3x4x8xbf16>)
 // CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<3x4x16xf32>)
-// CHECK: %[[R:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x4x8xbf16>, tensor<3x8x16xbf16>) outs(%[[INIT]] : tensor<3x4x16xf32>)
-// CHECK-NEXT: ^bb0(%[[X:.+]]: bf16, %[[Y:.+]]: bf16, %[[ACC:.+]]: f32):
-// CHECK-NEXT: %[[XE:.+]] = arith.extf %[[X]] : bf16 to f32
-// CHECK-NEXT: %[[YE:.+]] = arith.extf %[[Y]] : bf16 to f32
-// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[XE]], %[[YE]] : f32
-// CHECK-NEXT: arith.addf %[[ACC]], %[[P]] : f32
-// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<3x4x16xf32>) outs(%{{.+}} : tensor<3x4x16xbf16>)
+// CHECK: %[[BMM:.+]] = linalg.batch_matmul ins(%[[FULL]], %{{.+}} : tensor<3x4x8xbf16>, tensor<3x8x16xbf16>) outs(%[[INIT]] : tensor<3x4x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[BMM]] : tensor<3x4x16xf32>) outs(%{{.+}} : tensor<3x4x16xbf16>)
 // CHECK: arith.truncf %{{.+}} : f32 to bf16
 func.func @broadcast_batch_bf16(%a: tensor<1x4x8xbf16>, %b: tensor<3x8x16xbf16>) -> tensor<3x4x16xbf16> {
   %0 = "strata.matmul"(%a, %b) : (tensor<1x4x8xbf16>, tensor<3x8x16xbf16>) -> tensor<3x4x16xbf16>
   return %0 : tensor<3x4x16xbf16>
+}
+
+// -----
+
+// Rank 4, equal batch dims (heads in their own dim): the two batch dims collapse into
+// one (no copy), one linalg.batch_matmul, the result expands back.
+// CHECK-LABEL: func.func @batch_4d
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4x8xf32>, %[[B:.+]]: tensor<2x3x8x16xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FA:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x4x8xf32> into tensor<6x4x8xf32>
+// CHECK: %[[FB:.+]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x8x16xf32> into tensor<6x8x16xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<6x4x16xf32>)
+// CHECK: %[[BMM:.+]] = linalg.batch_matmul ins(%[[FA]], %[[FB]] : tensor<6x4x8xf32>, tensor<6x8x16xf32>) outs(%[[INIT]] : tensor<6x4x16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[BMM]] {{\[}}[0, 1], [2], [3]] output_shape [2, 3, 4, 16] : tensor<6x4x16xf32> into tensor<2x3x4x16xf32>
+// CHECK-NEXT: return %[[OUT]]
+func.func @batch_4d(%a: tensor<2x3x4x8xf32>, %b: tensor<2x3x8x16xf32>) -> tensor<2x3x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x3x4x8xf32>, tensor<2x3x8x16xf32>) -> tensor<2x3x4x16xf32>
+  return %0 : tensor<2x3x4x16xf32>
+}
+
+// -----
+
+// An rhs whose batch dims are all 1 is a matrix: the lhs rows fold into M, one
+// linalg.matmul.
+// CHECK-LABEL: func.func @rhs_unit_batch
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4x8xf32>, %[[B:.+]]: tensor<1x8x16xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: %[[W:.+]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+// CHECK-DAG: %[[ROWS:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2], [3]] : tensor<2x3x4x8xf32> into tensor<24x8xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[ROWS]], %[[W]] : tensor<24x8xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<24x16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1, 2], [3]] output_shape [2, 3, 4, 16] : tensor<24x16xf32> into tensor<2x3x4x16xf32>
+// CHECK-NEXT: return %[[OUT]]
+// CHECK-NOT: linalg.batch_matmul
+func.func @rhs_unit_batch(%a: tensor<2x3x4x8xf32>, %b: tensor<1x8x16xf32>) -> tensor<2x3x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x3x4x8xf32>, tensor<1x8x16xf32>) -> tensor<2x3x4x16xf32>
+  return %0 : tensor<2x3x4x16xf32>
+}
+
+// -----
+
+// [2,3,M,K] @ [3,K,N]: the rhs is copied along the missing leading batch dim, then the
+// batch dims of both collapse.
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+// CHECK-LABEL: func.func @rhs_partial_broadcast
+// CHECK-SAME: (%[[A:.+]]: tensor<2x3x4x8xf32>, %[[B:.+]]: tensor<3x8x16xf32>)
+// CHECK: %[[FULL:.+]] = linalg.generic {indexing_maps = [#[[RHS]], #{{.+}}], {{.*}} ins(%[[B]] : tensor<3x8x16xf32>) outs(%{{.+}} : tensor<2x3x8x16xf32>)
+// CHECK-DAG: %[[FA:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x4x8xf32> into tensor<6x4x8xf32>
+// CHECK-DAG: %[[FB:.+]] = tensor.collapse_shape %[[FULL]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x8x16xf32> into tensor<6x8x16xf32>
+// CHECK: linalg.batch_matmul ins(%[[FA]], %[[FB]] : tensor<6x4x8xf32>, tensor<6x8x16xf32>)
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2], [3]] output_shape [2, 3, 4, 16]
+func.func @rhs_partial_broadcast(%a: tensor<2x3x4x8xf32>, %b: tensor<3x8x16xf32>) -> tensor<2x3x4x16xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x3x4x8xf32>, tensor<3x8x16xf32>) -> tensor<2x3x4x16xf32>
+  return %0 : tensor<2x3x4x16xf32>
 }
 
 // -----
