@@ -111,3 +111,68 @@ func.func @moments(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   } -> (tensor<8xf32>, tensor<8xf32>)
   return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// An argmax's first index (strata-to-linalg, last axis): f32 data, a row-broadcast best
+// value and i32 indices from a constant input, into an i32 minsi accumulator: 16
+// partial minima per row (from INT32_MAX), combined once per row with the K it starts
+// from. No fastmath on the integer combiner.
+// CHECK-LABEL: func.func @first_index
+// CHECK-DAG: %[[K:.+]] = arith.constant dense<48> : vector<1x16xi32>
+// CHECK-DAG: %[[MAX:.+]] = arith.constant dense<2147483647> : vector<1x16xi32>
+// CHECK: scf.for
+// CHECK: vector.transfer_write %[[MAX]]
+// CHECK: %[[PART:.+]] = scf.for {{.*}} -> (tensor<1x16xi32>)
+// CHECK: %[[X:.+]] = vector.transfer_read {{.*}} : tensor<1x16xf32>, vector<1x16xf32>
+// CHECK: %[[I:.+]] = vector.transfer_read {{.*}} : tensor<16xi32>, vector<1x16xi32>
+// CHECK: %[[EQ:.+]] = arith.cmpf oeq, %[[X]], %{{.+}} : vector<1x16xf32>
+// CHECK: %[[NAN:.+]] = arith.cmpf uno, %[[X]], %[[X]] : vector<1x16xf32>
+// CHECK: %[[HIT:.+]] = arith.ori %[[EQ]], %[[NAN]] : vector<1x16xi1>
+// CHECK: %[[C:.+]] = arith.select %[[HIT]], %[[I]], %[[K]] : vector<1x16xi1>, vector<1x16xi32>
+// CHECK: arith.minsi %{{.+}}, %[[C]] : vector<1x16xi32>
+// CHECK: %[[V:.+]] = vector.transfer_read %[[PART]]
+// CHECK: vector.multi_reduction <minsi>, %[[V]], %{{.+}} [1] : vector<1x16xi32> to vector<1xi32>
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: fastmath
+func.func @first_index(%x: tensor<4x48xf32>, %m: tensor<4xf32>, %iota: tensor<48xi32>) -> tensor<4xi32> {
+  %k = arith.constant 48 : i32
+  %e = tensor.empty() : tensor<4xi32>
+  %i = linalg.fill ins(%k : i32) outs(%e : tensor<4xi32>) -> tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m, %iota : tensor<4x48xf32>, tensor<4xf32>, tensor<48xi32>) outs(%i : tensor<4xi32>) {
+  ^bb0(%a: f32, %b: f32, %j: i32, %o: i32):
+    %eq = arith.cmpf oeq, %a, %b : f32
+    %nan = arith.cmpf uno, %a, %a : f32
+    %hit = arith.ori %eq, %nan : i1
+    %c = arith.select %hit, %j, %k : i32
+    %s = arith.minsi %o, %c : i32
+    linalg.yield %s : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
+// linalg.index in the body: left alone (tiled into partial accumulators, the index
+// would count within a tile).
+// CHECK-LABEL: func.func @index_in_body
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+// CHECK: linalg.index 1 : index
+// CHECK: arith.minsi
+
+func.func @index_in_body(%x: tensor<4x48xf32>, %m: tensor<4xf32>) -> tensor<4xi32> {
+  %k = arith.constant 48 : i32
+  %e = tensor.empty() : tensor<4xi32>
+  %i = linalg.fill ins(%k : i32) outs(%e : tensor<4xi32>) -> tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : tensor<4x48xf32>, tensor<4xf32>) outs(%i : tensor<4xi32>) {
+  ^bb0(%a: f32, %b: f32, %o: i32):
+    %eq = arith.cmpf oeq, %a, %b : f32
+    %idx = linalg.index 1 : index
+    %j = arith.index_cast %idx : index to i32
+    %c = arith.select %eq, %j, %k : i32
+    %s = arith.minsi %o, %c : i32
+    linalg.yield %s : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}

@@ -50,3 +50,26 @@ def test_empty_axis_is_a_located_error():
                        "empty") as info:
         strata.jit(lambda v: strata.argmax(v, axis=1))(np.ones((3, 0), np.float32))
     assert "test_argmax.py" in str(info.value)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("shape", [(3, 17), (5, 1000), (1100, 1000), (2, 3, 257)], ids=str)
+def test_last_axis_rows(name, dtype, threads, shape):
+    """The last axis as two vectorized row reductions (the best value, then its first
+    index): rows past the reduction width, a partial last vector, rows on threads
+    (1100 x 1000 is past parallel-elements), ties, NaN and infinities in the rows."""
+    x = _data(shape, dtype, seed=shape[-1])
+    x.reshape(-1, shape[-1])[-1, -1] = np.nan  # a NaN in the last vector of a row
+    got = strata.jit(lambda v: getattr(strata, name)(v, axis=-1), threads=threads)(x)
+    want = getattr(np, name)(x.astype(np.float64), axis=-1)
+    assert np.array_equal(got, want)
+
+
+def test_last_axis_dynamic_rows():
+    x = _data((37, 100), "f32", seed=3)
+    f = strata.jit(lambda v: strata.argmax(v, axis=1), dynamic={"v": [0, 1]})
+    for rows, cols in ((37, 100), (5, 33)):
+        part = np.ascontiguousarray(x[:rows, :cols])
+        assert np.array_equal(f(part), np.argmax(part.astype(np.float64), axis=1))

@@ -496,7 +496,14 @@ def _row_reduction(op, width):
         return False
     types = [v.type for v in op.operands]
     if not all(isinstance(t, ir.RankedTensorType) and ir.RankedTensorType(t).has_static_shape
-               and isinstance(ir.RankedTensorType(t).element_type, ir.F32Type) for t in types):
+               for t in types):
+        return False
+    # f32 throughout, or with i32 indices (the second half of a last-axis argmax /
+    # argmin: strata-to-linalg's reduction.py), never f32 data alone
+    i32 = ir.IntegerType.get_signless(32)
+    elements = [ir.RankedTensorType(t).element_type for t in types]
+    if not isinstance(elements[0], ir.F32Type) or not all(
+            isinstance(e, ir.F32Type) or e == i32 for e in elements):
         return False
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     last = len(iterators) - 1
@@ -512,6 +519,8 @@ def _row_reduction(op, width):
                 results[-1].position == last and ir.RankedTensorType(v.type).shape[-1] < width:
             return False
     block = op.regions[0].blocks[0]
+    if any(o.operation.name == "linalg.index" for o in block.operations):
+        return False  # tiled into partial accumulators, it would count within a tile
     for acc in list(block.arguments)[-len(op.results):]:
         combiners = [o.operation for o in block.operations
                      if any(v == acc for v in o.operation.operands)]
@@ -605,8 +614,9 @@ def matmul_plans(module, configs, threads: int = 1) -> dict[str, list[tuple]]:
     return out
 
 
-_COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
-              "arith.maxnumf", "arith.minnumf")
+_FLOAT_COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf",
+                    "arith.maxnumf", "arith.minnumf")
+_COMBINERS = _FLOAT_COMBINERS + ("arith.minsi",)  # an argmax's first index
 
 
 def mark_reassociable_reductions(module) -> int:
@@ -630,7 +640,7 @@ def mark_reassociable_reductions(module) -> int:
             list(block.arguments)[len(block.arguments) // 2:]
         for inner in block.operations:
             inner = inner.operation
-            if inner.name in _COMBINERS and any(v == a for v in inner.operands
+            if inner.name in _FLOAT_COMBINERS and any(v == a for v in inner.operands
                                                 for a in accumulators):
                 inner.attributes["fastmath"] = ir.Attribute.parse(
                     "#arith.fastmath<reassoc,contract>", op.context)
