@@ -47,6 +47,27 @@ def test_matches_numpy(dtype, shape, axis, ids_shape):
     assert np.array_equal(got.astype(np.float64), want)  # picks, never rounds
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", sorted(NP))
+@pytest.mark.parametrize("shape,axis,ids_shape", [
+    ((50, 1000), 0, (4, 33)),      # rows past a vector: vector chunks, a masked last one
+    ((2100, 520), 0, (2100,)),     # >= parallel-elements: rows on threads
+    ((3, 70, 129), 1, (5,)),       # a middle axis, rows of 129
+    ((6, 40, 64), -1, (48,)),      # the last axis: an index per element
+])
+def test_wide_rows(dtype, threads, shape, axis, ids_shape):
+    """Gathers whose output rows are at least a vector wide run as vector loads
+    (strata-vectorize's gather schedule); edge and out-of-range indices too."""
+    x = _data(shape, dtype, seed=shape[-1])
+    n = shape[axis]
+    ids = np.random.default_rng(7).integers(-n, n, ids_shape).astype(np.int32)
+    flat = ids.reshape(-1)
+    edges = [0, n - 1, -1, -n, n, -n - 1, 2 ** 31 - 1]
+    flat[:min(len(edges), flat.size)] = edges[:flat.size]
+    got = strata.jit(lambda t, i: strata.take(t, i, axis=axis), threads=threads)(x, ids)
+    assert np.array_equal(got.astype(np.float64), reference(x, ids, axis % len(shape)))
+
+
 def test_flattened_axis_none_and_constant_indices():
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) * 0.5
     got = strata.jit(lambda t: strata.take(t, [5, -1, 23, 30]))(x)

@@ -455,6 +455,41 @@ def _row_copy_strategy(tag, rank, width):
     return body
 
 
+def _gather_strategy(tag, rank, chunk, parallel=False):
+    """A gather (an elementwise generic reading ``tensor.extract`` of computed
+    coordinates, e.g. rows picked by indices) as ``vector<chunk>`` loads along its last
+    dim: MLIR's vectorizer turns an extract whose last coordinate is the innermost loop
+    into a contiguous vector load (``vectorize_nd_extract``), masked past a row's end;
+    the rows run on threads with ``parallel``."""
+    def body(root):
+        op = match_tagged(root, tag)
+        rows = [1] * (rank - 1)
+        if parallel:
+            op = structured.TileUsingForallOp(op, tile_sizes=rows + [0]).tiled_op
+        tiled = structured.TileUsingForOp(op, sizes=rows + [chunk])
+        structured.VectorizeOp(tiled.tiled_linalg_op, rows + [chunk], vectorize_nd_extract=True)
+        apply_patterns(match_ops(root, ["func.func"]),
+                       vector.ApplyLowerMaskedTransfersPatternsOp,
+                       vector.ApplyLowerMasksPatternsOp,
+                       transform.ApplyCanonicalizationPatternsOp)
+
+    return body
+
+
+def _gather(op) -> bool:
+    """An all-parallel linalg.generic of static shape, rank >= 2, reading tensor.extract."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return False
+    iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
+    if len(iterators) < 2 or any("parallel" not in it for it in iterators):
+        return False
+    if not all(isinstance(v.type, ir.RankedTensorType) and
+               ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
+        return False
+    return any(o.operation.name == "tensor.extract"
+               for o in op.regions[0].blocks[0].operations)
+
+
 def _reduction_strategy(tag, n_parallel, width, n_results, parallel=False):
     """Row reductions: partial accumulators of ``width`` lanes, combined once per row.
 
@@ -685,6 +720,23 @@ class VectorizePass(Pass):
             self._vectorize_matmuls(module, tags)
         with Tags(module) as tags:
             self._vectorize_im2col_parts(module, tags, self.lanes or f32_lanes())
+        with Tags(module) as tags:
+            self._vectorize_gathers(module, tags, self.lanes or f32_lanes())
+
+    def _vectorize_gathers(self, module, tags, lanes):
+        for i, op in enumerate(collect_ops(module, _gather)):
+            shape = ir.RankedTensorType(op.results[0].type).shape
+            if shape[-1] < lanes:
+                continue  # rows shorter than a vector: LLVM's scalar loop
+            tag = tags.add(op, f"strata.vectorize_gather_{i}")
+            chunk = min(-(-shape[-1] // lanes), 4) * lanes
+            parallel = (self.threads > 1 and int(np.prod(shape)) >= self.parallel_elements
+                        and int(np.prod(shape[:-1])) > 1)
+            location = op.location
+            try:
+                tags.apply(_gather_strategy(tag, len(shape), chunk, parallel))
+            except ScriptError as e:
+                self.fail_at(location, f"strata-vectorize: {e}")
 
     def _vectorize_im2col_parts(self, module, tags, lanes):
         """strata-fuse's per-tile im2col copies (fusion/im2col.py), one vector per row of

@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, tensor
 
@@ -31,9 +32,7 @@ from ..linalg_ops import linalg
 from .common import (
     DYN,
     LoweringError,
-    affine_map,
     collapse,
-    d,
     dim,
     dims,
     empty,
@@ -247,6 +246,22 @@ def lower_gather(op):
     xt, it, result = rtype(x), rtype(ids), rtype(op.result)
     axis = ir.IntegerAttr(op.attributes["axis"]).value % xt.rank
     k = it.rank
+    if k > 1 and it.has_static_shape:
+        # several index dims: gathered as one (a flat index list), the result expanded
+        # back; the gather generic then reads its index with one coordinate (MLIR's
+        # vectorizer mis-types the mask of a contiguous load otherwise)
+        count = int(np.prod(it.shape))
+        flat_ids = collapse(ids, [list(range(k))], [count])
+        flat_sizes = [dim(x, i) if xt.is_dynamic_dim(i) else xt.get_dim_size(i)
+                      for i in range(xt.rank)]
+        flat_sizes[axis] = count
+        flat_type = ir.RankedTensorType.get(
+            [s if isinstance(s, int) else DYN for s in flat_sizes], result.element_type)
+        flat = _gather(x, flat_ids, axis, flat_type, flat_sizes)
+        groups = [[i] for i in range(axis)] + [list(range(axis, axis + k))] + \
+            [[axis + k + i] for i in range(xt.rank - axis - 1)]
+        out_sizes = flat_sizes[:axis] + list(it.shape) + flat_sizes[axis + 1:]
+        return expand(flat, groups, out_sizes)
     sizes = []
     for i in range(result.rank):  # input dims before the axis, the indices', the rest
         if not result.is_dynamic_dim(i):
@@ -257,12 +272,23 @@ def lower_gather(op):
             sizes.append(dim(ids, i - axis))
         else:
             sizes.append(dim(x, i - k + 1))
+    return _gather(x, ids, axis, result, sizes)
+
+
+def _gather(x, ids, axis, result, sizes):
+    """The gather generic: ``result[..., p..., ...] = x[..., clamp(ids[p...]), ...]``."""
+    xt, it = rtype(x), rtype(ids)
+    k = it.rank
     init = empty(sizes, result.element_type)
     index_type = ir.IndexType.get()
     i32 = it.element_type
     n = dim(x, axis)
 
-    def body(i, _out):
+    def body(_out):
+        # the index read inside the body, not as an input: its coordinates are the
+        # output's leading loops, so MLIR's vectorizer sees it invariant along the last
+        # one and loads the picked row contiguously (a block argument is never invariant)
+        i = tensor.extract(ids, [linalg.IndexOp(axis + j).result for j in range(k)])
         size = (arith.constant(i32, n) if isinstance(n, int) else
                 arith.index_cast(i32, n))
         zero = arith.constant(i32, 0)
@@ -278,6 +304,5 @@ def lower_gather(op):
                 coords.append(linalg.IndexOp(j if j < axis else j + k - 1).result)
         return tensor.extract(x, coords)
 
-    maps = [affine_map(result.rank, [d(axis + j) for j in range(k)]),
-            ir.AffineMap.get_identity(result.rank)]
-    return generic([ids], [init], maps, ["parallel"] * result.rank, body)[0]
+    return generic([], [init], [ir.AffineMap.get_identity(result.rank)],
+                   ["parallel"] * result.rank, body)[0]
