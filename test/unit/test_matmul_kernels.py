@@ -147,12 +147,28 @@ def test_broadcast_batch_matmul(threads, dtype, shapes):
     _check(got, a, b, dtype)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("shapes", [((7, 33), (33,)), ((257, 1000), (1000,)),
+                                    ((1100, 1000), (1000,)), ((3, 5, 100), (100,)),
+                                    ((9, 8), (8,))], ids=str)
+def test_matrix_vector(threads, dtype, shapes):
+    """``[...,M,K] @ [K]`` as a row reduction: odd K (a partial last vector), rows on
+    threads (1100 x 1000 is past parallel-elements), batched rows, K under a vector."""
+    rng = np.random.default_rng(shapes[0][-1])
+    a, b = _rand(rng, shapes[0], dtype), _rand(rng, shapes[1], dtype)
+    got = strata.jit(lambda x, y: x @ y, threads=threads)(a, b)
+    assert got.shape == shapes[0][:-1] + shapes[1][1:]
+    _check(got, a, b, dtype)
+
+
 def test_broadcast_batch_matmul_i32():
     rng = np.random.default_rng(5)
     a = rng.integers(-50, 50, size=(2, 3, 7, 9), dtype=np.int32)
-    b = rng.integers(-50, 50, size=(3, 9, 5), dtype=np.int32)
-    got = strata.jit(lambda x, y: x @ y)(a, b)
-    np.testing.assert_array_equal(got, np.matmul(a.astype(np.int64), b).astype(np.int32))
+    for b in (rng.integers(-50, 50, size=(3, 9, 5), dtype=np.int32),
+              rng.integers(-50, 50, size=(9,), dtype=np.int32)):
+        got = strata.jit(lambda x, y: x @ y)(a, b)
+        np.testing.assert_array_equal(got, np.matmul(a.astype(np.int64), b).astype(np.int32))
 
 
 # Few rows against a B larger than 1 MiB (passes/skinny_tiles.py): 16-deep K tiles across

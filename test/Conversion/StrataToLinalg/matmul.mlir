@@ -137,17 +137,42 @@ func.func @vector_matrix(%a: tensor<8xf32>, %b: tensor<8x16xf32>) -> tensor<16xf
 
 // -----
 
-// A 1-D rhs is a column [K, 1].
+// A 1-D rhs: a row reduction over K (strata-vectorize's row-reduction schedule), no
+// linalg.matmul with one column.
+// CHECK-DAG: #[[A2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[V:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[R:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @matrix_vector
 // CHECK-SAME: (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8xf32>)
 // CHECK-NOT: strata.
-// CHECK: %[[COL:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
-// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[A]], %[[COL]] : tensor<4x8xf32>, tensor<8x1xf32>) outs(%{{.+}} : tensor<4x1xf32>)
-// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[MM]] {{\[}}[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
-// CHECK-NEXT: return %[[OUT]]
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[MV:.+]] = linalg.generic {indexing_maps = [#[[A2]], #[[V]], #[[R]]], iterator_types = ["parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8xf32>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[MV]]
+// CHECK-NOT: linalg.matmul
 func.func @matrix_vector(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
   %0 = "strata.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Batched rows (one dynamic) fold into one dim, reduce in f32 (bf16 in), expand back,
+// round once.
+// CHECK-LABEL: func.func @batched_matrix_vector
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2]] : tensor<2x?x8xbf16> into tensor<?x8xbf16>
+// CHECK: %[[MV:.+]] = linalg.generic {{.*}} ins(%[[FLAT]], %{{.+}} : tensor<?x8xbf16>, tensor<8xbf16>) outs(%{{.+}} : tensor<?xf32>)
+// CHECK: arith.extf
+// CHECK: tensor.expand_shape %[[MV]] {{\[}}[0, 1]] output_shape [2, %{{.+}}] : tensor<?xf32> into tensor<2x?xf32>
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK-NOT: linalg.matmul
+func.func @batched_matrix_vector(%a: tensor<2x?x8xbf16>, %b: tensor<8xbf16>) -> tensor<2x?xbf16> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x?x8xbf16>, tensor<8xbf16>) -> tensor<2x?xbf16>
+  return %0 : tensor<2x?xbf16>
 }
 
 // -----

@@ -2,6 +2,7 @@
 
     [M,K] @ [K,N]                 -> linalg.matmul (output filled with 0)
     [B,M,K] @ [B,K,N]             -> linalg.batch_matmul
+    [...,M,K] @ [K]               -> a row reduction over K (rows folded into one dim)
     [...,M,K] @ [K,N]             -> collapse to [(...)*M, K], linalg.matmul, expand back
                                      (unless several of ...,M are dynamic, or one is and
                                      another is 0: see _foldable_rows)
@@ -96,13 +97,35 @@ def _contract(a, b, acc, out_shape_sizes):
     init = _zero_init(out_shape_sizes, acc)
     iters = ["parallel"] * (nb + 2) + ["reduction"]
 
+    return generic([a, b], [init], maps, iters, _multiply_add(acc))[0]
+
+
+def _multiply_add(acc):
+    """A contraction's body: ``o + x * y`` in the accumulator type."""
     def body(x, y, o):
         x, y = convert(x, acc), convert(y, acc)
         if is_float(acc):
             return arith.addf(o, arith.mulf(x, y))
         return arith.addi(o, arith.muli(x, y))
 
-    return generic([a, b], [init], maps, iters, body)[0]
+    return body
+
+
+def _matrix_vector(a, b, acc):
+    """``[...,M,K] @ [K]`` as a row reduction over K (the rows folded into one dim and
+    expanded back): strata-vectorize gives each row vector partial sums, where a
+    linalg.matmul with one column runs its N=1 register tiles masked."""
+    sa = dims(a)
+    lead = sa[:-1]
+    rank = len(sa)
+    if rank > 2:
+        a = collapse(a, [list(range(rank - 1)), [rank - 1]],
+                     _static([_prod(lead)]) + _static([sa[-1]]))
+    rows = dims(a)[0]
+    maps = [affine_map(2, [d(0), d(1)]), affine_map(2, [d(1)]), affine_map(2, [d(0)])]
+    out = generic([a, b], [_zero_init([rows], acc)], maps, ["parallel", "reduction"],
+                  _multiply_add(acc))[0]
+    return expand(out, [list(range(rank - 1))], lead) if rank > 2 else out
 
 
 def lower_matmul(op):
@@ -111,6 +134,10 @@ def lower_matmul(op):
     elem = result_type.element_type
     acc = compute_type(elem)
     ra, rb = rtype(a).rank, rtype(b).rank
+    # static sizes, None for a dynamic one (dims() would build tensor.dim ops)
+    shape_a = [None if s == DYN else s for s in rtype(a).shape]
+    if rb == 1 and ra >= 2 and _foldable_rows(shape_a[:-1]):
+        return from_compute(_matrix_vector(a, b, acc), elem)
     # 1-D operands become matrices; the added dim is dropped again at the end.
     if ra == 1:
         a = expand(a, [[0, 1]], [1, dims(a)[0]])
