@@ -330,6 +330,32 @@ def test_reductions_float(dtype, shape):
     check(reductions(x), refs, dtype)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", FLOATS + ["i32"])
+@pytest.mark.parametrize("shape,axes", [
+    ((2, 3, 7, 9), (2, 3)),      # a global average pool's H, W: one row of 63
+    ((8, 64, 56, 56), (2, 3)),   # the same past parallel-elements (rows on threads)
+    ((3, 4, 5, 6), (0, 1)),      # a leading run
+    ((2, 3, 4, 5, 6), (1, 2, 4)),  # a run and a lone axis
+], ids=str)
+def test_adjacent_axes_reductions(dtype, threads, shape, axes):
+    """Adjacent reduced axes are collapsed into one (reduction.py): sum, mean, max
+    and keepdims over them match float64 numpy."""
+    rng = np.random.default_rng(len(shape))
+    x = rand(rng, shape, dtype, -50, 50)
+    n = int(np.prod([shape[a] for a in axes]))
+    f = strata.jit(lambda v: (strata.sum(v, axis=axes), strata.max(v, axis=axes, keepdims=True),
+                              strata.mean(v, axis=axes) if dtype != "i32" else strata.min(v, axis=axes)),
+                   threads=threads)
+    a = f64(x)
+    third = (("mean", a.mean(axis=axes), {"reduction_length": n, "ops": 2,
+                                          "magnitude": np.abs(a).mean(axis=axes)})
+             if dtype != "i32" else ("min", a.min(axis=axes)))
+    check(f(x), [("sum", a.sum(axis=axes), {"reduction_length": n,
+                                             "magnitude": np.abs(a).sum(axis=axes)}),
+                 ("max", a.max(axis=axes, keepdims=True)), third], dtype)
+
+
 @pytest.mark.parametrize("shape", [(5, 7, 13), (2, 0, 3)], ids=str)
 def test_reductions_i32(shape):
     rng = np.random.default_rng(8)

@@ -57,9 +57,10 @@ func.func @sum_i32(%x: tensor<4x8xi32>) -> tensor<8xi32> {
 // CHECK-LABEL: func.func @max
 // CHECK-SAME: (%[[X:.+]]: tensor<4x8xf32>, %[[I:.+]]: tensor<4x8xi32>)
 // CHECK-NOT: strata.
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<4x8xf32> into tensor<32xf32>
 // CHECK: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK: %[[FINIT:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<f32>)
-// CHECK: %[[FR:.+]] = linalg.reduce ins(%[[X]] : tensor<4x8xf32>) outs(%[[FINIT]] : tensor<f32>) dimensions = [0, 1]
+// CHECK: %[[FR:.+]] = linalg.reduce ins(%[[FLAT]] : tensor<32xf32>) outs(%[[FINIT]] : tensor<f32>) dimensions = [0]
 // CHECK: arith.maximumf %{{.+}}, %{{.+}} : f32
 // CHECK: %[[IMIN:.+]] = arith.constant -2147483648 : i32
 // CHECK: %[[IINIT:.+]] = linalg.fill ins(%[[IMIN]] : i32) outs(%{{.+}} : tensor<8xi32>)
@@ -77,12 +78,30 @@ func.func @max(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> (tensor<f32>, tensor
 // Reducing every dim with keepdims expands a rank-0 tensor.
 // CHECK-LABEL: func.func @max_keepdims_all
 // CHECK-NOT: strata.
-// CHECK: %[[R:.+]] = linalg.reduce ins(%{{.+}} : tensor<4x8xf32>) outs(%{{.+}} : tensor<f32>) dimensions = [0, 1]
+// CHECK: %[[R:.+]] = linalg.reduce ins(%{{.+}} : tensor<32xf32>) outs(%{{.+}} : tensor<f32>) dimensions = [0]
 // CHECK: %[[K:.+]] = tensor.expand_shape %[[R]] [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
 // CHECK-NEXT: return %[[K]]
 func.func @max_keepdims_all(%x: tensor<4x8xf32>) -> tensor<1x1xf32> {
   %0 = "strata.max"(%x) {axes = array<i64: 0, 1>, keepdims = true} : (tensor<4x8xf32>) -> tensor<1x1xf32>
   return %0 : tensor<1x1xf32>
+}
+
+// -----
+
+// Adjacent reduced dims are collapsed into one first (static sizes): a mean over H, W
+// (a global average pool) reduces the last dim only, which strata-vectorize vectorizes;
+// non-adjacent axes, and runs with a dynamic dim, stay as they are.
+// CHECK-LABEL: func.func @adjacent_axes
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4x5xf32>, %[[Y:.+]]: tensor<2x3x4xf32>, %[[Z:.+]]: tensor<2x?x4xf32>)
+// CHECK: %[[HW:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<2x3x4x5xf32> into tensor<2x3x20xf32>
+// CHECK: %[[S:.+]] = linalg.reduce ins(%[[HW]] : tensor<2x3x20xf32>) outs(%{{.+}} : tensor<2x3xf32>) dimensions = [2]
+// CHECK: linalg.reduce ins(%[[Y]] : tensor<2x3x4xf32>) outs(%{{.+}} : tensor<3xf32>) dimensions = [0, 2]
+// CHECK: linalg.reduce ins(%[[Z]] : tensor<2x?x4xf32>) outs(%{{.+}} : tensor<2xf32>) dimensions = [1, 2]
+func.func @adjacent_axes(%x: tensor<2x3x4x5xf32>, %y: tensor<2x3x4xf32>, %z: tensor<2x?x4xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>) {
+  %0 = "strata.sum"(%x) {axes = array<i64: 2, 3>} : (tensor<2x3x4x5xf32>) -> tensor<2x3xf32>
+  %1 = "strata.sum"(%y) {axes = array<i64: 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  %2 = "strata.sum"(%z) {axes = array<i64: 1, 2>} : (tensor<2x?x4xf32>) -> tensor<2xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>
 }
 
 // -----

@@ -21,6 +21,7 @@ from mlir.dialects import arith, math
 from ..linalg_ops import linalg
 from .common import (
     affine_map,
+    collapse,
     d,
     dims,
     empty,
@@ -44,9 +45,34 @@ def _keepdims(op):
     return "keepdims" in op.attributes and ir.BoolAttr(op.attributes["keepdims"]).value
 
 
+def _merge_runs(x, axes):
+    """``x`` with each run of adjacent reduced axes collapsed into one dim (static
+    sizes), and the axes of the result: a reduction over trailing dims (a global
+    average pool's H, W) becomes one over the last dim, which strata-vectorize
+    vectorizes, instead of a two-dim reduction left to scalar loops."""
+    t = rtype(x)
+    groups, new_axes = [], []
+    i = 0
+    while i < t.rank:
+        j = i
+        while j + 1 < t.rank and i in axes and j + 1 in axes and not t.is_dynamic_dim(j + 1) \
+                and not t.is_dynamic_dim(i):
+            j += 1
+        if i in axes:
+            new_axes.append(len(groups))
+        groups.append(list(range(i, j + 1)))
+        i = j + 1
+    if len(groups) == t.rank:
+        return x, axes
+    shape = [int(np.prod([t.shape[k] for k in g])) if len(g) > 1 else t.shape[g[0]]
+             for g in groups]
+    return collapse(x, groups, shape), new_axes
+
+
 def reduce_values(x, axes, kind):
     """linalg.reduce of ``x`` over ``axes`` (sorted, distinct) with ``kind`` in
     sum/max/min/prod."""
+    x, axes = _merge_runs(x, axes)
     t = rtype(x)
     elem = t.element_type
     kept = [s for i, s in enumerate(dims(x)) if i not in axes]
