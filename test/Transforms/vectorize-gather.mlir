@@ -52,3 +52,40 @@ func.func @short_rows(%x: tensor<64x5xf32>, %ids: tensor<8xi32>) -> tensor<8x5xf
   } -> tensor<8x5xf32>
   return %r : tensor<8x5xf32>
 }
+
+// -----
+
+// A reversed leading axis (strata.flip's generic) reads whole rows: vector loads; a
+// reversed last axis would need vector.gather, slower than LLVM's own loop: left alone.
+// CHECK-LABEL: func.func @flip_rows
+// CHECK: vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}}, %{{.+}} {in_bounds = [true, true]} : tensor<8x100xf32>, vector<1x64xf32>
+// CHECK-NOT: vector.gather
+// CHECK-LABEL: func.func @flip_columns
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @flip_rows(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
+  %e = tensor.empty() : tensor<8x100xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x100xf32>) {
+  ^bb0(%out: f32):
+    %c7 = arith.constant 7 : index
+    %i = linalg.index 0 : index
+    %row = arith.subi %c7, %i : index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %x[%row, %col] : tensor<8x100xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x100xf32>
+  return %r : tensor<8x100xf32>
+}
+func.func @flip_columns(%x: tensor<8x100xf32>) -> tensor<8x100xf32> {
+  %e = tensor.empty() : tensor<8x100xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x100xf32>) {
+  ^bb0(%out: f32):
+    %c99 = arith.constant 99 : index
+    %row = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %col = arith.subi %c99, %j : index
+    %v = tensor.extract %x[%row, %col] : tensor<8x100xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x100xf32>
+  return %r : tensor<8x100xf32>
+}

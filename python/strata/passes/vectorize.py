@@ -476,8 +476,19 @@ def _gather_strategy(tag, rank, chunk, parallel=False):
     return body
 
 
+def _loop_index(value, dims) -> bool:
+    """Whether ``value`` is ``linalg.index`` of one of ``dims``."""
+    owner = value.owner
+    return (not isinstance(owner, ir.Block) and owner.name == "linalg.index" and
+            ir.IntegerAttr(owner.attributes["dim"]).value in dims)
+
+
 def _gather(op) -> bool:
-    """An all-parallel linalg.generic of static shape, rank >= 2, reading tensor.extract."""
+    """An all-parallel linalg.generic of static shape, rank >= 2, reading tensor.extract
+    where each read is a contiguous row (its last coordinate the innermost loop's index)
+    or a value fixed along that loop (all coordinates outer loops' indices): a gathered
+    row, not an element-wise pick or a reversed row (vector.gather: slower than LLVM's
+    own loop there)."""
     if op.name != "linalg.generic" or len(op.results) != 1:
         return False
     iterators = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
@@ -486,8 +497,19 @@ def _gather(op) -> bool:
     if not all(isinstance(v.type, ir.RankedTensorType) and
                ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
         return False
-    return any(o.operation.name == "tensor.extract"
-               for o in op.regions[0].blocks[0].operations)
+    last, outer = len(iterators) - 1, set(range(len(iterators) - 1))
+    extracts = [o.operation for o in op.regions[0].blocks[0].operations
+                if o.operation.name == "tensor.extract"]
+    for extract in extracts:
+        coords = list(extract.operands)[1:]
+        if not coords:
+            continue
+        row = _loop_index(coords[-1], {last}) and not any(
+            _loop_index(c, {last}) for c in coords[:-1])
+        fixed = all(_loop_index(c, outer) for c in coords)
+        if not (row or fixed):
+            return False
+    return bool(extracts)
 
 
 def _reduction_strategy(tag, n_parallel, width, n_results, parallel=False):
