@@ -40,7 +40,8 @@ class Row:
     limit_goal: float | None = None
     threads: tuple[int, ...] = (2,)        # strata / peer thread counts measured
     variants: dict = field(default_factory=dict)  # label -> strata.jit keyword arguments
-    dtypes: tuple[str, ...] | None = None  # per argument; default float32
+    # per argument, default float32; "int32": indices into the first argument's first dim
+    dtypes: tuple[str, ...] | None = None
     scale: tuple[float, ...] | None = None  # per argument multiplier of the N(0, 1) inputs
     quick: bool = False                    # part of ``--quick``
 
@@ -48,6 +49,9 @@ class Row:
         g = np.random.default_rng(seed)
         out = []
         for i, s in enumerate(self.shapes):
+            if self.dtypes is not None and self.dtypes[i] == "int32":
+                out.append(g.integers(0, self.shapes[0][0], s).astype(np.int32))
+                continue
             a = g.standard_normal(s, dtype=np.float32)
             if self.scale is not None:
                 a *= np.float32(self.scale[i])
@@ -197,6 +201,47 @@ def _row_kernels(n):
     ]
 
 
+# ---- numpy-API ops that once fell off the fast paths ---------------------------------------
+
+def _api_rows():
+    """Ops a numpy user writes whose lowering used to leave them as scalar loops (a
+    broadcast or rank-4 matmul as a contraction generic, a last-axis argmax, a matrix-
+    vector product, a gather, a reduction over H and W, a reversed leading axis):
+    strata against numpy (and torch eager), 2 threads."""
+    def api(name, shapes, strata_fn, numpy_fn, torch_fn=None, flops=0.0, nbytes=0.0, **kw):
+        limit = "fma" if flops else "copy"
+        return Row(name=name, group="numpy API", shapes=shapes, strata=strata_fn,
+                   numpy=numpy_fn, torch=torch_fn, flops=flops, bytes=nbytes, peer="numpy",
+                   goal=1.0, limit=limit, **kw)
+
+    def take(x, i):
+        return _strata().take(x, i, axis=0)
+
+    return [
+        api("matmul broadcast [64,576] @ [8,576,1024]", [(64, 576), (8, 576, 1024)],
+            lambda a, b: a @ b, lambda a, b: a @ b, lambda a, b: a @ b,
+            flops=2.0 * 8 * 64 * 576 * 1024),
+        api("matmul heads [4,8,256,64] @ [4,8,64,256]", [(4, 8, 256, 64), (4, 8, 64, 256)],
+            lambda a, b: a @ b, lambda a, b: a @ b, lambda a, b: a @ b,
+            flops=2.0 * 32 * 256 * 64 * 256),
+        api("matrix-vector 4096x4096 @ 4096", [(4096, 4096), (4096,)],
+            lambda a, b: a @ b, lambda a, b: a @ b, lambda a, b: a @ b,
+            nbytes=4.0 * 4096 * 4097),
+        api("argmax last axis 4096x1024", [(4096, 1024)],
+            lambda x: _strata().argmax(x, axis=-1), lambda x: x.argmax(-1),
+            lambda x: x.argmax(-1), nbytes=4.0 * 4096 * 1025),
+        api("take 4096 rows of 32000x1024 (embedding)", [(32000, 1024), (4096,)], take,
+            lambda x, i: np.take(x, i, axis=0), lambda x, i: x[i.long()],
+            nbytes=2.0 * 4 * 4096 * 1024, dtypes=("float32", "int32")),
+        api("mean over H, W 16x256x28x28 (global average pool)", [(16, 256, 28, 28)],
+            lambda x: _strata().mean(x, axis=(2, 3)), lambda x: x.mean(axis=(2, 3)),
+            lambda x: x.mean((2, 3)), nbytes=4.0 * 16 * 256 * 28 * 28),
+        api("flip rows 4096x1024", [(4096, 1024)], lambda x: _strata().flip(x, axis=0),
+            lambda x: np.ascontiguousarray(x[::-1]), lambda x: x.flip(0),
+            nbytes=2.0 * 4 * 4096 * 1024),
+    ]
+
+
 # ---- elementwise ---------------------------------------------------------------------------
 
 def _chain_row(n):
@@ -278,6 +323,7 @@ def rows() -> list[Row]:
         _attention_row(8, 2048, 64),
         *_row_kernels(4096),
         _chain_row(4096),
+        *_api_rows(),
         _mlp_row(),
         *_demo_rows(),
     ]

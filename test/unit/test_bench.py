@@ -64,5 +64,5 @@ def test_suite_rows_compute_the_same_function_in_every_system():
         row.shapes = small
         args = row.inputs()
         got = strata.jit(row.strata)(*args)
-        want = row.numpy(*[a.astype(np.float64) for a in args])
+        want = row.numpy(*[a.astype(np.float64) if a.dtype.kind == "f" else a for a in args])
         np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4, err_msg=row.name)
