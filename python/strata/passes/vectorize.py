@@ -7,6 +7,20 @@ vectorized and combined once per row — NaN-propagating max included, which
 LLVM's loop vectorizer would leave scalar. Other float reductions get
 ``fastmath<reassoc,contract>`` on their combiners so LLVM may vectorize them.
 
+Gathers (an all-parallel ``linalg.generic`` of static shape reading
+``tensor.extract`` — strata.gather's rows, strata.reverse of a leading axis) whose
+rows are at least a vector wide, and whose reads are whole rows (last coordinate
+the innermost loop) or values fixed along it (the index): chunks of up to 4
+vectors per row with MLIR's ``vectorize_nd_extract``, which makes a row read one
+contiguous (masked, at a row's end) vector load, rows on threads past
+``parallel-elements``:
+
+    linalg.generic outs(tensor<512x1024xf32>) { %id = tensor.extract %ids[index 0]
+                                                tensor.extract %x[clamp(%id), index 1] }
+  =>
+    scf.for %r ... scf.for %c step 64 ... { %row = vector.transfer_read %ids[%r] (broadcast)
+      vector.transfer_read %x[%row, %c] : vector<1x64xf32> ... vector.transfer_write ... }
+
 For every ``linalg.matmul`` / ``linalg.batch_matmul`` with static shapes, a
 transform-dialect strategy tiles for cache (``cache-m/n/k``) and then for
 registers (``register-m`` x ``register-n``: a vector<MxN> accumulator, K step
