@@ -6,6 +6,8 @@
     %r = linalg.reduce ins(%x) outs(%init) dimensions = [1] (addf)
     %0 = tensor.expand_shape %r [[0, 1]] : tensor<4xf32> into tensor<4x1xf32>
 
+Adjacent reduced axes of static size are collapsed into one dim first (a sum over H, W
+reduces one dim of H*W, a row strata-vectorize vectorizes when it is the last).
 max starts from -inf (floats) or INT32_MIN, min from +inf or INT32_MAX, prod from 1
 (i32 products wrap, as numpy's int32 does); mean divides the sum by the reduced
 element count. layer_norm is mean, biased variance and one normalizing

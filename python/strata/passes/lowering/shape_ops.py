@@ -6,19 +6,23 @@
     broadcast_to   -> linalg.broadcast when only leading dims are added, else a linalg.generic
     concat         -> tensor.empty + one tensor.insert_slice per input
     slice          -> tensor.extract_slice
-    gather         -> a linalg.generic over the result reading the indices, each element a
-                      tensor.extract of the input at the (wrapped, clamped) index:
+    gather         -> a linalg.generic over the result with no inputs: each element reads
+                      its index (tensor.extract at the axis' loop indices, so that MLIR's
+                      vectorizer sees it fixed along the last loop and loads picked rows
+                      contiguously), wraps and clamps it, and extracts the input there;
+                      several static index dims are gathered as one flat list:
 
         %r = "strata.gather"(%t, %ids) {axis = 0} : (tensor<50x8xf32>, tensor<2x3xi32>) -> tensor<2x3x8xf32>
       =>
-        %r = linalg.generic {maps = [(i, j, k) -> (i, j), (i, j, k) -> (i, j, k)]}
-               ins(%ids) outs(tensor.empty() : tensor<2x3x8xf32>) {
-        ^bb0(%id: i32, %out: f32):
+        %flat = tensor.collapse_shape %ids [[0, 1]] : tensor<2x3xi32> into tensor<6xi32>
+        %g = linalg.generic {maps = [(p, k) -> (p, k)]} outs(tensor.empty() : tensor<6x8xf32>) {
+        ^bb0(%out: f32):
+          %id = tensor.extract %flat[linalg.index 0]
           %n = (%id < 0 ? %id + 50 : %id) clamped to [0, 49], as index
-          %k = linalg.index 2
-          %v = tensor.extract %t[%n, %k]
+          %v = tensor.extract %t[%n, linalg.index 1]
           linalg.yield %v
         }
+        %r = tensor.expand_shape %g [[0, 1], [2]] : tensor<6x8xf32> into tensor<2x3x8xf32>
     constant       -> arith.constant
 """
 
