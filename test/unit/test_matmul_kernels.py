@@ -162,6 +162,20 @@ def test_matrix_vector(threads, dtype, shapes):
     _check(got, a, b, dtype)
 
 
+def test_broadcast_batch_matmul_dynamic_rows_and_columns():
+    """Static batch dims that broadcast (or number two) with dynamic M / N: the batch
+    copy and the collapsed batch keep the dynamic sizes."""
+    rng = np.random.default_rng(3)
+    for sa, sb in (((1, 0, 9), (3, 9, 0)), ((2, 3, 0, 9), (2, 3, 9, 0)), ((0, 9), (2, 9, 0))):
+        f = strata.jit(lambda x, y: x @ y,
+                       dynamic={"x": [len(sa) - 2], "y": [len(sb) - 1]})
+        for m, n in ((5, 7), (33, 17)):
+            shape_a = sa[:-2] + (m, 9)
+            shape_b = sb[:-1] + (n,)
+            a, b = _rand(rng, shape_a, "f32"), _rand(rng, shape_b, "f32")
+            _check(f(a, b), a, b, "f32")
+
+
 def test_broadcast_batch_matmul_i32():
     rng = np.random.default_rng(5)
     a = rng.integers(-50, 50, size=(2, 3, 7, 9), dtype=np.int32)

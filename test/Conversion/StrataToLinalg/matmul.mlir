@@ -299,6 +299,29 @@ func.func @rhs_partial_broadcast(%a: tensor<2x3x4x8xf32>, %b: tensor<3x8x16xf32>
 
 // -----
 
+// Dynamic M and N with static batch dims: the broadcast copy and the collapse keep them.
+// CHECK-LABEL: func.func @broadcast_batch_dynamic_rows
+// CHECK-SAME: (%[[A:.+]]: tensor<1x?x8xf32>, %[[B:.+]]: tensor<3x8x?xf32>)
+// CHECK: %[[FULL:.+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<1x?x8xf32>) outs(%{{.+}} : tensor<3x?x8xf32>)
+// CHECK: linalg.batch_matmul ins(%[[FULL]], %[[B]] : tensor<3x?x8xf32>, tensor<3x8x?xf32>) outs(%{{.+}} : tensor<3x?x?xf32>)
+func.func @broadcast_batch_dynamic_rows(%a: tensor<1x?x8xf32>, %b: tensor<3x8x?xf32>) -> tensor<3x?x?xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<1x?x8xf32>, tensor<3x8x?xf32>) -> tensor<3x?x?xf32>
+  return %0 : tensor<3x?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batch_4d_dynamic_rows
+// CHECK: %[[FA:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2], [3]] : tensor<2x3x?x8xf32> into tensor<6x?x8xf32>
+// CHECK: %[[BMM:.+]] = linalg.batch_matmul ins(%[[FA]], %{{.+}} : tensor<6x?x8xf32>, tensor<6x8x5xf32>) outs(%{{.+}} : tensor<6x?x5xf32>)
+// CHECK: tensor.expand_shape %[[BMM]] {{\[}}[0, 1], [2], [3]] output_shape [2, 3, %{{.+}}, 5] : tensor<6x?x5xf32> into tensor<2x3x?x5xf32>
+func.func @batch_4d_dynamic_rows(%a: tensor<2x3x?x8xf32>, %b: tensor<2x3x8x5xf32>) -> tensor<2x3x?x5xf32> {
+  %0 = "strata.matmul"(%a, %b) : (tensor<2x3x?x8xf32>, tensor<2x3x8x5xf32>) -> tensor<2x3x?x5xf32>
+  return %0 : tensor<2x3x?x5xf32>
+}
+
+// -----
+
 // [?,?,K] @ [K,N]: two dynamic row dims are not folded into M (the expand_shape back
 // would have two dynamic sizes in one group, which memref lowering asserts on; found by
 // test_program_fuzz.py): the contraction generic instead.

@@ -181,7 +181,7 @@ def _static_batches(a, b, acc):
     sa, sb = dims(a), dims(b)
     batch = _broadcast_batch(sa[:-2], sb[:-2])
     if all(s == 1 for s in sb[:-2]) and _foldable_rows(sa[:-1]):
-        b = collapse(b, [list(range(len(sb) - 1)), [len(sb) - 1]], sb[-2:])
+        b = collapse(b, [list(range(len(sb) - 1)), [len(sb) - 1]], _static(sb[-2:]))
         lead = sa[:-1]
         flat = collapse(a, [list(range(len(sa) - 1)), [len(sa) - 1]],
                         _static([_prod(lead)]) + _static([sa[-1]]))
@@ -191,7 +191,7 @@ def _static_batches(a, b, acc):
     n = len(batch)
     groups = [list(range(n)), [n], [n + 1]]
     if n > 1:
-        full = [collapse(v, groups, [_prod(batch)] + dims(v)[-2:]) for v in full]
+        full = [collapse(v, groups, [_prod(batch)] + _static(dims(v)[-2:])) for v in full]
     out = linalg.batch_matmul(*full, outs=[_zero_init([_prod(batch), sa[-2], sb[-1]], acc)])
     return expand(out, groups, batch + [sa[-2], sb[-1]]) if n > 1 else out
 
@@ -202,7 +202,7 @@ def _broadcast_to(v, batch):
     if sizes[:-2] == batch:
         return v
     t = rtype(v)
-    result = ir.RankedTensorType.get(batch + sizes[-2:], t.element_type)
+    result = ir.RankedTensorType.get(batch + _static(sizes[-2:]), t.element_type)
     maps = [broadcast_map(t, result), ir.AffineMap.get_identity(result.rank)]
     return generic([v], [empty(batch + sizes[-2:], t.element_type)], maps,
                    ["parallel"] * result.rank, lambda x, _: x)[0]
