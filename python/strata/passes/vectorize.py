@@ -4,7 +4,10 @@ Row reductions (option ``reductions``): an f32 ``linalg.generic`` (or
 ``linalg.reduce``) reducing its last, contiguous dim with one combiner gets
 ``reduction-width`` partial accumulators per row (``tile_reduction_using_for``),
 vectorized and combined once per row — NaN-propagating max included, which
-LLVM's loop vectorizer would leave scalar. Other float reductions get
+LLVM's loop vectorizer would leave scalar; also the i32 ``minsi`` index reduction of a
+last-axis argmax (f32 data and best value, i32 indices from a constant input: a body
+with ``linalg.index`` is left alone, as tiling it into partials would count within a
+tile). Other float reductions get
 ``fastmath<reassoc,contract>`` on their combiners so LLVM may vectorize them.
 
 Gathers (an all-parallel ``linalg.generic`` of static shape reading
