@@ -27,7 +27,6 @@ from ..linalg_ops import linalg
 from .common import (
     DYN,
     affine_map,
-    broadcast_map,
     collapse,
     compute_type,
     convert,
@@ -39,6 +38,7 @@ from .common import (
     from_compute,
     generic,
     is_float,
+    map_elementwise,
     rtype,
     scalar,
     zero_expr,
@@ -148,12 +148,7 @@ def lower_matmul(op):
     if ta.rank == 2 and tb.rank == 2:
         out = _mm2d(a, b, acc, sa[0], sb[1])
     elif tb.rank == 2 and _foldable_rows(sa[:-1]):
-        # [..., M, K] @ [K, N]: fold the batch dims into M (row-major contiguous).
-        lead = sa[:-1]
-        flat = collapse(a, [list(range(ta.rank - 1)), [ta.rank - 1]],
-                        [_static([_prod(lead)])[0], _static([sa[-1]])[0]])
-        mm = _mm2d(flat, b, acc, n=sb[1])
-        out = expand(mm, [list(range(ta.rank - 1)), [ta.rank - 1]], lead + [sb[1]])
+        out = _folded_rows(a, b, acc, sa, sb[1])
     elif ta.rank == 3 and tb.rank == 3 and _same_batch(ta, tb):
         batch = sa[0] if isinstance(sa[0], int) or not isinstance(sb[0], int) else sb[0]
         out = linalg.batch_matmul(a, b, outs=[_zero_init([batch, sa[1], sb[2]], acc)])
@@ -181,12 +176,8 @@ def _static_batches(a, b, acc):
     sa, sb = dims(a), dims(b)
     batch = _broadcast_batch(sa[:-2], sb[:-2])
     if all(s == 1 for s in sb[:-2]) and _foldable_rows(sa[:-1]):
-        b = collapse(b, [list(range(len(sb) - 1)), [len(sb) - 1]], _static(sb[-2:]))
-        lead = sa[:-1]
-        flat = collapse(a, [list(range(len(sa) - 1)), [len(sa) - 1]],
-                        _static([_prod(lead)]) + _static([sa[-1]]))
-        mm = _mm2d(flat, b, acc, n=sb[-1])
-        return expand(mm, [list(range(len(sa) - 1)), [len(sa) - 1]], lead + [sb[-1]])
+        matrix = collapse(b, [list(range(len(sb) - 1)), [len(sb) - 1]], _static(sb[-2:]))
+        return _folded_rows(a, matrix, acc, sa, sb[-1])
     full = [_broadcast_to(v, batch) for v in (a, b)]
     n = len(batch)
     groups = [list(range(n)), [n], [n + 1]]
@@ -196,6 +187,16 @@ def _static_batches(a, b, acc):
     return expand(out, groups, batch + [sa[-2], sb[-1]]) if n > 1 else out
 
 
+def _folded_rows(a, matrix, acc, sa, n):
+    """``[..., M, K] @ [K, N]`` (``sa``: a's sizes, ``n``: N): the dims before K folded
+    into M (row-major contiguous), one linalg.matmul, expanded back."""
+    rank = len(sa)
+    lead = sa[:-1]
+    groups = [list(range(rank - 1)), [rank - 1]]
+    flat = collapse(a, groups, _static([_prod(lead)]) + _static([sa[-1]]))
+    return expand(_mm2d(flat, matrix, acc, n=n), groups, lead + [n])
+
+
 def _broadcast_to(v, batch):
     """``v`` with its batch dims (all but the last two) broadcast to ``batch``."""
     sizes = dims(v)
@@ -203,9 +204,7 @@ def _broadcast_to(v, batch):
         return v
     t = rtype(v)
     result = ir.RankedTensorType.get(batch + _static(sizes[-2:]), t.element_type)
-    maps = [broadcast_map(t, result), ir.AffineMap.get_identity(result.rank)]
-    return generic([v], [empty(batch + sizes[-2:], t.element_type)], maps,
-                   ["parallel"] * result.rank, lambda x, _: x)[0]
+    return map_elementwise([v], result, lambda x: x)
 
 
 def _foldable_rows(lead) -> bool:
