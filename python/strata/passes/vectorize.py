@@ -724,7 +724,7 @@ def mark_reassociable_reductions(module) -> int:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class VectorizePass(Pass):
-    """Tile matmuls for caches and registers and vectorize them (on tensors)."""
+    """Tile and vectorize matmuls (for caches and registers), row reductions and gathered rows (on tensors)."""
 
     name = "strata-vectorize"
     cache_m: int = option(64, min=1, help="Rows of a matmul cache tile")
