@@ -53,7 +53,7 @@ EXTRA = [
     ("Runtime for services: dispatch, restart, compile, new shapes", "runtime_bench.py",
      ["--repeat", "3"]),  # medians of 3 fresh processes: one slow process is no record
     ("PyTorch front end: torch.compile(backend=\"strata\") vs inductor vs eager",
-     "torch_bench.py", ["--quick"]),
+     "torch_bench.py", ["--quick", "--rounds", "3"]),
     ("Autotuning: tuned vs default (strata.tune, a tuning record per row)", "tune_bench.py",
      ["--rows", "skinny_n,wide_auto,bmm", "--budget", "40", "--repeats", "3"]),
 ]

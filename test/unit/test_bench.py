@@ -66,3 +66,36 @@ def test_suite_rows_compute_the_same_function_in_every_system():
         got = strata.jit(row.strata)(*args)
         want = row.numpy(*[a.astype(np.float64) if a.dtype.kind == "f" else a for a in args])
         np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4, err_msg=row.name)
+
+
+def test_torch_bench_keeps_the_best_round_and_judges_the_cold_goal(monkeypatch):
+    """bench/torch_bench.py's table from made-up rounds (no torch needed): the fastest warm
+    and cold of each system's rounds, the spread of the per-round warm ratio, the trace's
+    share, and a cold goal called unreachable only where the trace alone exceeds it."""
+    monkeypatch.syspath_prepend(os.path.abspath(BENCH))
+    torch_bench = importlib.import_module("torch_bench")
+    try:
+        runs = {"m": {
+            "trace": [{"cold": 0.5, "warm": None}, {"cold": 0.4, "warm": None}],
+            "inductor": [{"cold": 1.5, "warm": 0.004}, {"cold": 1.0, "warm": 0.002}],
+            "strata": [{"cold": 2.0, "warm": 0.003, "err": 1e-7, "eager_ops": 0, "ops": 9},
+                       {"error": "boom"}, ],
+        }}
+        best = {n: {s: torch_bench.best(v) for s, v in per.items()} for n, per in runs.items()}
+        assert best["m"]["inductor"] == {"cold": 1.0, "warm": 0.002, "rounds": 2}
+        assert best["m"]["strata"]["cold"] == 2.0 and best["m"]["strata"]["rounds"] == 1
+        assert torch_bench.best([{"error": "x"}]) == {"error": "x"}
+        # the third round of strata failed: only the first pairs with inductor's
+        assert torch_bench.warm_spread(runs["m"]) == ""
+        runs["m"]["strata"][1] = {"cold": 3.0, "warm": 0.004}
+        assert torch_bench.warm_spread(runs["m"]) == " (0.75-2.00)"
+        assert torch_bench.cold_goal(best["m"]).startswith("**no**: the trace alone is 0.40")
+        row = torch_bench.table(best, runs).splitlines()[2]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[4] == "1.50 (0.75-2.00)" and cells[8] == "1.60 s" and cells[9] == "2.00"
+        fast = {"strata": {"cold": 0.15}, "inductor": {"cold": 1.0}, "trace": {"cold": 0.1}}
+        assert torch_bench.cold_goal(fast) == "met"
+        slow = {"strata": {"cold": 0.5}, "inductor": {"cold": 1.0}, "trace": {"cold": 0.1}}
+        assert torch_bench.cold_goal(slow) == "**no**"
+    finally:
+        sys.modules.pop("torch_bench", None)
