@@ -162,6 +162,37 @@ def test_matrix_vector(threads, dtype, shapes):
     _check(got, a, b, dtype)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("shapes", [((1, 33), (257, 33)), ((33,), (65, 33)),
+                                    ((1, 1, 1000), (300, 1000)), ((1, 7), (1, 7)),
+                                    ((1, 4096), (2048, 4096))], ids=str)
+def test_row_times_transposed_weight(threads, dtype, shapes):
+    """``x @ w.T`` for one row x (nn.Linear's weight, N x K): ``w @ x``'s row reduction
+    over w's rows as stored. Odd K (a partial last vector), a 1-D and a 3-D row, a 1 x 1
+    weight, and 2048 rows (past parallel-elements: rows on threads)."""
+    rng = np.random.default_rng(shapes[1][0] + shapes[1][1])
+    x, w = _rand(rng, shapes[0], dtype), _rand(rng, shapes[1], dtype)
+    got = strata.jit(lambda x, w: x @ w.T, threads=threads)(x, w)
+    assert got.shape == shapes[0][:-1] + shapes[1][:1]
+    _check(got, x, w.T, dtype)
+
+
+def test_row_times_transposed_weight_with_other_uses_of_the_transpose():
+    """The transposed weight also feeds a full matmul (it stays for that one), and a
+    second row against it: both results right."""
+    rng = np.random.default_rng(5)
+    x, rows, w = _rand(rng, (1, 40), "f32"), _rand(rng, (9, 40), "f32"), _rand(rng, (24, 40), "f32")
+
+    def two(x, rows, w):
+        t = w.T
+        return x @ t, rows @ t
+
+    one, many = strata.jit(two)(x, rows, w)
+    _check(one, x, w.T, "f32")
+    _check(many, rows, w.T, "f32")
+
+
 def test_broadcast_batch_matmul_dynamic_rows_and_columns():
     """Static batch dims that broadcast (or number two) with dynamic M / N: the batch
     copy and the collapsed batch keep the dynamic sizes."""

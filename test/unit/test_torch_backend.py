@@ -158,6 +158,27 @@ def test_argmax_runs_in_strata():
     assert [s.kind for g in record for s in g.subgraphs] == ["strata"]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_one_token_linear_layers(dtype):
+    """An MLP on one token ([1, 1, d]: decoding one step): each nn.Linear is W @ x over
+    the weight's rows as stored (strata-to-linalg's one-row case), no matmul left."""
+    torch.manual_seed(3)
+    model = torch.nn.Sequential(torch.nn.Linear(96, 200), torch.nn.GELU(),
+                                torch.nn.Linear(200, 33)).eval()
+    x = torch.randn(1, 1, 96)
+    with torch.no_grad():
+        want = model(x)
+        record = []
+        got = _compile(model.to(dtype), record)(x.to(dtype))
+    assert got.shape == want.shape and _error(got, want) <= TOLERANCE[dtype]
+    [sub] = [s for g in record for s in g.subgraphs]
+    assert sub.kind == "strata" and sub.error is None
+    import strata
+
+    linalg_text = str(strata.compile(sub.compiled.module, compile_to="linalg"))
+    assert "linalg.matmul" not in linalg_text and linalg_text.count("linalg.generic") >= 2
+
+
 # bench/torch_bench.py's sizes: large enough that strata-fuse tiles matmul epilogues as
 # scf.forall on threads (the encoder layer's two 256x256 matmuls share one fill after CSE;
 # fusing both failed and the whole graph ran eagerly)

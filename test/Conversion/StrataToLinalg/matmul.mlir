@@ -366,3 +366,58 @@ func.func @matmul_zero_and_dynamic_rows(%a: tensor<0x?x3xf32>, %b: tensor<3x4xf3
   %0 = "strata.matmul"(%a, %b) : (tensor<0x?x3xf32>, tensor<3x4xf32>) -> tensor<0x?x4xf32>
   return %0 : tensor<0x?x4xf32>
 }
+
+// -----
+
+// One row against a transposed weight (nn.Linear's W, N x K): W @ x, a row reduction
+// over W's rows as stored (the transpose is left unused), not a one-row matmul.
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[O:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_times_transposed_weight
+// CHECK-SAME: (%[[A:.+]]: tensor<1x1x8xf32>, %[[WT:.+]]: tensor<16x8xf32>)
+// CHECK: %[[VEC:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2]] : tensor<1x1x8xf32> into tensor<8xf32>
+// CHECK: %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<16xf32>)
+// CHECK: %[[MV:.+]] = linalg.generic {indexing_maps = [#[[W]], #[[X]], #[[O]]], iterator_types = ["parallel", "reduction"]} ins(%[[WT]], %[[VEC]] : tensor<16x8xf32>, tensor<8xf32>) outs(%[[INIT]] : tensor<16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.expand_shape %[[MV]] {{\[}}[0, 1, 2]] output_shape [1, 1, 16] : tensor<16xf32> into tensor<1x1x16xf32>
+// CHECK-NEXT: return %[[OUT]]
+// CHECK-NOT: linalg.matmul
+func.func @row_times_transposed_weight(%a: tensor<1x1x8xf32>, %w: tensor<16x8xf32>) -> tensor<1x1x16xf32> {
+  %t = "strata.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %0 = "strata.matmul"(%a, %t) : (tensor<1x1x8xf32>, tensor<8x16xf32>) -> tensor<1x1x16xf32>
+  return %0 : tensor<1x1x16xf32>
+}
+
+// -----
+
+// A 1-D row in bf16: reduced in f32 over W's rows, rounded once.
+// CHECK-LABEL: func.func @vector_times_transposed_weight
+// CHECK-SAME: (%[[A:.+]]: tensor<8xbf16>, %[[WT:.+]]: tensor<16x8xbf16>)
+// CHECK: %[[MV:.+]] = linalg.generic {{.*}} ins(%[[WT]], %[[A]] : tensor<16x8xbf16>, tensor<8xbf16>) outs(%{{.+}} : tensor<16xf32>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK-NOT: linalg.matmul
+func.func @vector_times_transposed_weight(%a: tensor<8xbf16>, %w: tensor<16x8xbf16>) -> tensor<16xbf16> {
+  %t = "strata.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<16x8xbf16>) -> tensor<8x16xbf16>
+  %0 = "strata.matmul"(%a, %t) : (tensor<8xbf16>, tensor<8x16xbf16>) -> tensor<16xbf16>
+  return %0 : tensor<16xbf16>
+}
+
+// -----
+
+// Two rows (or a dynamic row count) keep the matmul: the transposed weight is its rhs.
+// CHECK-LABEL: func.func @rows_times_transposed_weight
+// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<16x8xf32>)
+// CHECK: linalg.matmul ins(%{{.+}}, %[[T]] : tensor<2x8xf32>, tensor<8x16xf32>)
+// CHECK-LABEL: func.func @dynamic_row_times_transposed_weight
+// CHECK: %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<16x8xf32>)
+// CHECK: linalg.matmul ins(%{{.+}}, %[[T]] : tensor<?x8xf32>, tensor<8x16xf32>)
+func.func @rows_times_transposed_weight(%a: tensor<2x8xf32>, %w: tensor<16x8xf32>) -> tensor<2x16xf32> {
+  %t = "strata.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %0 = "strata.matmul"(%a, %t) : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+func.func @dynamic_row_times_transposed_weight(%a: tensor<?x8xf32>, %w: tensor<16x8xf32>) -> tensor<?x16xf32> {
+  %t = "strata.transpose"(%w) {permutation = array<i64: 1, 0>} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %0 = "strata.matmul"(%a, %t) : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>
+  return %0 : tensor<?x16xf32>
+}
