@@ -410,10 +410,13 @@ def test_matmul_f32_transposed_operands(features, threads, order, mnk):
 
 @pytest.mark.parametrize("features", WIDTHS, indirect=True)
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("mnk", [(96, 1024, 512), (64, 130, 70)], ids=str)
+@pytest.mark.parametrize("mnk", [(96, 1024, 512), (64, 130, 70), (16, 128, 64), (48, 512, 256),
+                                 (256, 1024, 1024)], ids=str)
 def test_linear_layer_transposed_weight(features, threads, mnk):
     # relu(x @ w.T + b): the matmul on packed panels (w read as it is), the epilogue as
-    # its own loop, or BLAS-free register tiles with a transposed copy of w (small)
+    # its own loop, or BLAS-free register tiles with a transposed copy of w (small); with
+    # AVX-512 the whole-tile shapes but 64 x 130 x 70 run weight-stationary, (w @ x^T)^T
+    # (passes/weight_stationary.py)
     m, n, k = mnk
     rng = np.random.default_rng(m + n + k)
     x, w, bias = _rand(rng, (m, k), "f32"), _rand(rng, (n, k), "f32"), _rand(rng, (n,), "f32")
