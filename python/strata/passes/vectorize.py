@@ -784,7 +784,10 @@ class VectorizePass(Pass):
         weight-stationary (passes/weight_stationary.py); their transposes vector tiles."""
         if not self.stationary_rows or not self.pack:
             return
-        tuned = parse_tuned(self.tuned) if self.tuned else {}
+        try:
+            tuned = parse_tuned(self.tuned)
+        except ValueError:
+            return  # _vectorize_matmuls reports it
         candidates = []
         for op in _static_ops(module, "linalg.matmul"):
             if _in_loop(op) or not _all_f32(op) or _operand_order(op, False) != (False, True):
