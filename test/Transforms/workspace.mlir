@@ -108,3 +108,59 @@ func.func @caller(%a: memref<4x8xf32>, %out: memref<4x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A buffer copied, reshaped, into an argument nothing else uses (its last use): the
+// argument itself, reshaped, holds the result; no copy, no workspace left for it.
+// CHECK-LABEL: func.func @result_in_place
+// CHECK-SAME: (%[[X:.+]]: memref<2x8xf32>, %[[OUT:.+]]: memref<2x2x4xf32>)
+// CHECK-NOT: strata.workspace
+// CHECK: %[[FLAT:.+]] = memref.collapse_shape %[[OUT]] {{\[}}[0, 1, 2]] : memref<2x2x4xf32> into memref<16xf32>
+// CHECK: %[[A:.+]] = memref.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [2, 8] : memref<16xf32> into memref<2x8xf32>
+// CHECK: memref.copy %[[X]], %[[A]]
+// CHECK-NOT: memref.copy
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @result_in_place(%x: memref<2x8xf32>, %out: memref<2x2x4xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<2x8xf32>
+  memref.copy %x, %a : memref<2x8xf32> to memref<2x8xf32>
+  %e = memref.expand_shape %a [[0], [1, 2]] output_shape [2, 2, 4] : memref<2x8xf32> into memref<2x2x4xf32>
+  memref.copy %e, %out : memref<2x2x4xf32> to memref<2x2x4xf32>
+  memref.dealloc %a : memref<2x8xf32>
+  return
+}
+
+// -----
+
+// Left as copies: the buffer is read after the copy, and the argument is read too.
+// CHECK-LABEL: func.func @result_copied
+// CHECK-SAME: strata.workspace = 64 : i64
+// CHECK-COUNT-3: memref.copy %{{.+}}, %{{.+}} : memref<2x2x4xf32> to memref<2x2x4xf32>
+// CHECK: return
+func.func @result_copied(%x: memref<2x8xf32>, %out: memref<2x2x4xf32>, %out2: memref<2x2x4xf32>, %out3: memref<2x8xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<2x8xf32>
+  memref.copy %x, %a : memref<2x8xf32> to memref<2x8xf32>
+  %e = memref.expand_shape %a [[0], [1, 2]] output_shape [2, 2, 4] : memref<2x8xf32> into memref<2x2x4xf32>
+  memref.copy %e, %out : memref<2x2x4xf32> to memref<2x2x4xf32>
+  memref.copy %a, %out3 : memref<2x8xf32> to memref<2x8xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<2x8xf32>
+  memref.copy %x, %b : memref<2x8xf32> to memref<2x8xf32>
+  %f = memref.expand_shape %b [[0], [1, 2]] output_shape [2, 2, 4] : memref<2x8xf32> into memref<2x2x4xf32>
+  memref.copy %out2, %f : memref<2x2x4xf32> to memref<2x2x4xf32>
+  memref.copy %f, %out2 : memref<2x2x4xf32> to memref<2x2x4xf32>
+  return
+}
+
+// -----
+
+// A rank-0 buffer has no collapse to one dim: left as a copy.
+// CHECK-LABEL: func.func @scalar_result
+// CHECK: memref.copy %{{.+}}, %{{.+}} : memref<1xf32> to memref<1xf32>
+func.func @scalar_result(%x: memref<f32>, %out: memref<1xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<f32>
+  memref.copy %x, %a : memref<f32> to memref<f32>
+  %e = memref.expand_shape %a [] output_shape [1] : memref<f32> into memref<1xf32>
+  memref.copy %e, %out : memref<1xf32> to memref<1xf32>
+  return
+}

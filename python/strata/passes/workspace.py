@@ -21,6 +21,21 @@ Offsets are multiples of 64 bytes; the caller must pass a 64-byte aligned buffer
 ``strata.workspace`` bytes, one per concurrent call (the runtime keeps one per
 thread, allocated once). Buffers allocated inside loops, of dynamic size, or that
 escape (returned, stored, realloc'ed) are left as they are.
+
+A buffer whose last use is a copy of a reshaped view of it into an argument that
+nothing else uses (a result bufferization could not hoist into its out-param
+because the function returned a reshape of it: conv-to-matmul's 2-D epilogue
+expanded back to NCHW) becomes that argument itself, reshaped, and the copy goes:
+the result is written in place, not copied at the end (1 MiB per call for a ResNet
+block's 4x64x32x32 output)::
+
+      %a = memref.alloc() : memref<4x64x1024xf32>
+      ... writes %a ...
+      %e = memref.expand_shape %a [[0], [1], [2, 3]] : ... into memref<4x64x32x32xf32>
+      memref.copy %e, %out : memref<4x64x32x32xf32> to memref<4x64x32x32xf32>
+  =>
+      %a = memref.collapse_shape %out [[0], [1], [2, 3]] : ... into memref<4x64x1024xf32>
+      ... writes %a ...                                          (no copy)
 """
 
 from __future__ import annotations
@@ -135,6 +150,8 @@ class WorkspacePass(Pass):
 
     def _function(self, fn: ir.Operation) -> int:
         block = fn.regions[0].blocks[0]
+        if "sym_visibility" not in fn.attributes:  # its arguments are the caller's arrays
+            _write_results_in_place(block)
         ops = [op.operation for op in block.operations]
         block_ops = {op: i for i, op in enumerate(ops)}
         chosen = []
@@ -171,6 +188,67 @@ class WorkspacePass(Pass):
 
 
 _CALLEE_WS = "strata.callee_workspace"
+_RESHAPES = ("memref.expand_shape", "memref.collapse_shape")
+
+
+def _write_results_in_place(block) -> None:
+    """Top-level ``memref.copy (reshape of %a) -> %arg`` where ``%a`` is a static alloc whose
+    last use that is, and ``%arg`` an argument used by nothing else: ``%a`` becomes
+    ``%arg`` reshaped to its type, the copy goes (see the module docstring)."""
+    ops = [op.operation for op in block.operations]
+    block_ops = {op: i for i, op in enumerate(ops)}
+    for index, copy in enumerate(ops):
+        if copy.name != "memref.copy":
+            continue
+        src, dst = copy.operands[0], copy.operands[1]
+        if not isinstance(dst, ir.BlockArgument) or dst.owner != block or \
+                len(list(dst.uses)) != 1:
+            continue
+        reshape = src.owner
+        if getattr(reshape, "name", None) not in _RESHAPES:
+            continue
+        alloc = reshape.operands[0].owner
+        if getattr(alloc, "name", None) != "memref.alloc" or len(alloc.operands) or \
+                alloc not in block_ops:
+            continue
+        a_type, d_type = ir.MemRefType(alloc.results[0].type), ir.MemRefType(dst.type)
+        if _size(a_type) is None or _size(d_type) is None or \
+                a_type.element_type != d_type.element_type or \
+                _count(a_type) != _count(d_type) or 0 in (a_type.rank, d_type.rank):
+            continue
+        live = _live_range(alloc, block_ops, len(ops))
+        if live is None or live[1] != index:
+            continue  # escapes, or is used after the copy
+        with ir.InsertionPoint(alloc), alloc.location:
+            value = _reshaped(dst, a_type)
+        alloc.results[0].replace_all_uses_with(value)
+        for dealloc in live[2]:
+            dealloc.erase()
+        copy.erase()
+        alloc.erase()
+        return _write_results_in_place(block)  # the op list changed
+
+
+def _count(t: ir.MemRefType) -> int:
+    count = 1
+    for d in t.shape:
+        count *= d
+    return count
+
+
+def _reshaped(value, to: ir.MemRefType):
+    """``value`` (a static identity-layout memref) as a memref of type ``to`` (the same
+    element count): a collapse to one dim, then an expand, each left out where not needed."""
+    t = ir.MemRefType(value.type)
+    if list(t.shape) == list(to.shape):
+        return value
+    flat = value
+    if t.rank != 1:
+        flat = memref.collapse_shape(ir.MemRefType.get([_count(t)], t.element_type), value,
+                                     [list(range(t.rank))])
+    if to.rank == 1:
+        return flat
+    return memref.expand_shape(to, flat, [list(range(to.rank))], [], list(to.shape))
 
 
 def _pass_workspace(module: ir.Operation, callee: ir.Operation, size: int) -> None:
