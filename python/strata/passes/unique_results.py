@@ -14,15 +14,16 @@ Two pads of the same shape (the inputs of a ResNet block's two convs) fill the s
 zeros, and CSE merges their fills: both interiors are then written into one filled
 tensor, and bufferization, to keep the first pad intact for its reader, copies the
 whole padded buffer and the interior again before the second pad writes (2.2 MB of
-serial copies per call for 4x64x32x32 inputs). Each insert into a shared fill but the
-first gets a fill of its own, so each pad is one fill and one copy into its own buffer:
+serial copies per call for 4x64x32x32 inputs). Every insert into a shared fill but one
+gets a fill of its own, so each pad is one fill and one copy into its own buffer:
 
     %f = linalg.fill 0 -> tensor<4x64x34x34xf32>
     %p1 = tensor.insert_slice (linalg.copy %x into extract_slice %f) into %f
     %p2 = tensor.insert_slice (linalg.copy %y into extract_slice %f) into %f
   =>
     %p2 = tensor.insert_slice (linalg.copy %y into extract_slice %f2) into %f2
-          // %f2: another linalg.fill 0 of a tensor.empty, made before the copy
+          // %f2: another linalg.fill 0 of a tensor.empty, made before the copy (which
+          // of the inserts keeps %f follows the use list: %p1 in the lit test)
 """
 
 from __future__ import annotations

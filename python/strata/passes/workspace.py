@@ -34,7 +34,8 @@ block's 4x64x32x32 output)::
       %e = memref.expand_shape %a [[0], [1], [2, 3]] : ... into memref<4x64x32x32xf32>
       memref.copy %e, %out : memref<4x64x32x32xf32> to memref<4x64x32x32xf32>
   =>
-      %a = memref.collapse_shape %out [[0], [1], [2, 3]] : ... into memref<4x64x1024xf32>
+      %flat = memref.collapse_shape %out [[0, 1, 2, 3]] : ... into memref<262144xf32>
+      %a = memref.expand_shape %flat [[0, 1, 2]] : ... into memref<4x64x1024xf32>
       ... writes %a ...                                          (no copy)
 """
 
