@@ -43,7 +43,7 @@ import numpy as np
 from mlir import ir
 
 from ..codegen.host import cache_bytes, f32_lanes
-from .base import Pass, collect_ops, option, threads_option
+from .base import Pass, collect_ops, option, threads_option, zero_filled
 from .fusion.attention_kernel import AttentionShape, kernel_text
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import attention_signature, parse_tuned
@@ -97,14 +97,6 @@ def _plain_maps(op):
     want = [f"({', '.join(lead + [m, k])})", f"({', '.join(lead + [k, nn])})",
             f"({', '.join(lead + [m, nn])})"]
     return all(mp.endswith(f"-> {w}>") for mp, w in zip(maps, want, strict=True))
-
-
-def _zero_fill(value):
-    fill = _producer(value, "linalg.fill")
-    if fill is None:
-        return False
-    c = _producer(fill.operands[0], "arith.constant")
-    return c is not None and str(c.attributes["value"]).startswith("0.0")
 
 
 def _splat_scalar(value):
@@ -210,7 +202,7 @@ def match(softmax) -> _Match:
     mm = "linalg.batch_matmul" if rank == 3 else "linalg.matmul"
     if pv.name != mm or pv.operands[0] != res:
         raise _NoMatch("softmax does not feed the left operand of a matmul")
-    if not _plain_maps(pv) or not _zero_fill(pv.operands[2]):
+    if not _plain_maps(pv) or not zero_filled(pv.operands[2]):
         raise _NoMatch("the second matmul is not a plain one into zeros")
     ops = [pv, softmax]
     x = softmax.operands[0]
@@ -230,7 +222,7 @@ def match(softmax) -> _Match:
         else:
             scaled, (x, scale) = True, found
         prod = _producer(x)
-    if prod is None or prod.name != mm or not _plain_maps(prod) or not _zero_fill(prod.operands[2]):
+    if prod is None or prod.name != mm or not _plain_maps(prod) or not zero_filled(prod.operands[2]):
         raise _NoMatch("the softmax input is not a matmul into zeros")
     _single_user(x, "scores")
     ops.append(prod)

@@ -389,3 +389,16 @@ def collect_ops(root: ir.Operation, predicate) -> list[ir.Operation]:
 
     root.walk(visit)
     return found
+
+
+def zero_filled(value) -> bool:
+    """Whether ``value`` is the result of a ``linalg.fill`` of the float constant 0 (a
+    contraction's fresh accumulator)."""
+    fill = value.owner
+    if getattr(fill, "name", None) != "linalg.fill":
+        return False
+    scalar = fill.operands[0].owner
+    if getattr(scalar, "name", None) != "arith.constant":
+        return False
+    attr = scalar.attributes["value"]
+    return isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == 0.0

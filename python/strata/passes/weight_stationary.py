@@ -39,6 +39,7 @@ from mlir.dialects import arith, tensor, transform
 from mlir.dialects.transform import structured
 
 from ..codegen.transform import apply_patterns, match_ops, match_tagged
+from .base import zero_filled
 from .linalg_ops import linalg
 
 __all__ = ["IN_PLACE", "swap_transposed_weights", "transpose_strategy"]
@@ -63,7 +64,7 @@ def swap_transposed_weights(matmuls, lanes: int, max_rows: int) -> list:
     transposes = []
     f32 = ir.F32Type.get()
     for op, (m, n, k) in matmuls:
-        if not worth_swapping(m, n, k, lanes, max_rows) or not _zero_fill(op.operands[2]):
+        if not worth_swapping(m, n, k, lanes, max_rows) or not zero_filled(op.operands[2]):
             continue
         a, w = op.operands[0], op.operands[1]
         with ir.InsertionPoint(op), op.location:
@@ -79,17 +80,6 @@ def swap_transposed_weights(matmuls, lanes: int, max_rows: int) -> list:
         op.erase()
         transposes += [at.owner, c.owner]
     return transposes
-
-
-def _zero_fill(value) -> bool:
-    owner = value.owner
-    if getattr(owner, "name", None) != "linalg.fill":
-        return False
-    scalar = owner.operands[0].owner
-    if getattr(scalar, "name", None) != "arith.constant":
-        return False
-    attr = scalar.attributes["value"]
-    return isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == 0.0
 
 
 def transpose_strategy(tag, lanes: int):

@@ -107,10 +107,7 @@ def _size(t: ir.MemRefType) -> int | None:
         t.layout.value == ir.AffineMap.get_identity(t.rank)
     if bits is None or not t.has_static_shape or not identity:
         return None
-    count = 1
-    for d in t.shape:
-        count *= d
-    return max(ALIGNMENT, -(-count * bits // 8 // ALIGNMENT) * ALIGNMENT)
+    return max(ALIGNMENT, -(-_count(t) * bits // 8 // ALIGNMENT) * ALIGNMENT)
 
 
 def pack(ranges: list[tuple[int, int, int]]) -> tuple[list[int], int]:
