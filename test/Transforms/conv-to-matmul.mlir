@@ -3,6 +3,7 @@
 // RUN: strata-opt %s --split-input-file '--strata-conv-to-matmul=mode=always' | FileCheck %s
 // RUN: strata-opt %s --split-input-file '--strata-conv-to-matmul=report=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=REPORT
 // RUN: strata-opt %s --split-input-file '--strata-conv-to-matmul=mode=never' | FileCheck %s --check-prefix=NEVER
+// RUN: strata-opt %s --split-input-file --strata-conv-to-matmul | FileCheck %s --check-prefix=AUTO
 // Round trip: the output parses back and verifies.
 // RUN: strata-opt %s --split-input-file '--strata-conv-to-matmul=mode=always' | strata-opt --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
 
@@ -157,4 +158,34 @@ func.func @half(%x: tensor<1x4x6x6xf16>, %w: tensor<8x4x3x3xf16>) -> tensor<1x8x
 func.func @dynamic(%x: tensor<?x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<?x8x4x4xf32>) -> tensor<?x8x4x4xf32> {
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<?x4x6x6xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<?x8x4x4xf32>) -> tensor<?x8x4x4xf32>
   return %c : tensor<?x8x4x4xf32>
+}
+
+// -----
+
+// Rows of whole vectors (OW = 32, a multiple of 8 and 16 lanes), an even number of input
+// channels: strata-vectorize runs it direct in register tiles (passes/direct_conv.py),
+// predicted as fast as the generated matmul without the im2col copy, so it stays a conv;
+// its zero padding becomes a linalg.copy into the padded buffer (not a strided
+// memref.copy once bufferized). mode=always still makes it a matmul.
+// CHECK-LABEL: func.func @vector_rows
+// CHECK: linalg.batch_matmul
+// AUTO-LABEL: func.func @vector_rows
+// AUTO-SAME: (%[[X:[a-z0-9]+]]: tensor<2x8x16x32xf32>, %[[W:[a-z0-9]+]]: tensor<16x8x3x3xf32>)
+// AUTO: %[[PADF:.+]] = linalg.fill {{.*}} -> tensor<2x8x18x34xf32>
+// AUTO: %[[SLICE:.+]] = tensor.extract_slice %[[PADF]][0, 0, 1, 1] [2, 8, 16, 32] [1, 1, 1, 1]
+// AUTO: %[[COPIED:.+]] = linalg.copy {{.*}}ins(%[[X]] : tensor<2x8x16x32xf32>) outs(%[[SLICE]]
+// AUTO: %[[XP:.+]] = tensor.insert_slice %[[COPIED]] into %[[PADF]][0, 0, 1, 1]
+// AUTO: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[XP]], %[[W]] : tensor<2x8x18x34xf32>, tensor<16x8x3x3xf32>)
+// AUTO-NOT: linalg.batch_matmul
+// AUTO: return
+// REPORT: remark: strata-conv-to-matmul: kept linalg.conv_2d_nchw_fchw at {{.*}}conv-to-matmul.mlir:[[@LINE+8]]:8 direct (NCHW 2x8x18x34 -> 2x16x16x32, 3x3; the cost model): predicted {{[0-9.]+}} {{u|m}}s (copy {{[0-9.]+}} us + generated matmul {{[0-9.]+}} {{u|m}}s), direct in register tiles {{[0-9.]+}} {{u|m}}s
+func.func @vector_rows(%x: tensor<2x8x16x32xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<2x16x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %pe = tensor.empty() : tensor<2x8x18x34xf32>
+  %pf = linalg.fill ins(%zero : f32) outs(%pe : tensor<2x8x18x34xf32>) -> tensor<2x8x18x34xf32>
+  %xp = tensor.insert_slice %x into %pf[0, 0, 1, 1] [2, 8, 16, 32] [1, 1, 1, 1] : tensor<2x8x16x32xf32> into tensor<2x8x18x34xf32>
+  %e = tensor.empty() : tensor<2x16x16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x16x32xf32>) -> tensor<2x16x16x32xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xp, %w : tensor<2x8x18x34xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<2x16x16x32xf32>) -> tensor<2x16x16x32xf32>
+  return %c : tensor<2x16x16x32xf32>
 }

@@ -38,6 +38,7 @@ def im2col(monkeypatch):
     """Every conv predicted slower direct: the im2col + matmul path is taken."""
     monkeypatch.setenv("STRATA_CACHE", "0")
     monkeypatch.setattr(conv_to_matmul, "DIRECT_RATE", 1e-6)
+    monkeypatch.setattr(conv_to_matmul, "VECTORIZED_DIRECT_FACTOR", 1e9)
 
 
 @pytest.fixture

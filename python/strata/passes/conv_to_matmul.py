@@ -81,6 +81,7 @@ from mlir.dialects import arith, tensor
 
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
+from .direct_conv import register_tile
 from .fusion.blas import estimate as matmul_estimate
 from .fusion.im2col import im2col_copy
 from .layout_common import build_generic, indexing_maps, is_op, producer, rtype
@@ -100,6 +101,9 @@ DIRECT_RATE = 4.5e3   # flop/us: linalg.conv as LLVM-vectorized loops (3x3, 64 c
 GROUPED_NCHW_DIRECT_RATE = 30e3
 IM2COL_BW = 12e3      # bytes/us written into the im2col matrix (reads hit the cache)
 CALL_US = 2.0         # fixed cost of the extra ops (a fill, a copy loop nest)
+# a conv strata-vectorize runs direct in register tiles (passes/direct_conv.py), relative
+# to the generated matmul on windows in cache that its im2col path would run
+VECTORIZED_DIRECT_FACTOR = 1.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,7 @@ class ConvEstimate:
     copy_us: float
     matmul_us: float
     blas: bool  # the matmul part is predicted as a BLAS call
+    vectorized: bool = False  # direct in register tiles (passes/direct_conv.py)
 
     @property
     def im2col_us(self) -> float:
@@ -181,11 +186,18 @@ class _Conv:
 
 
 def estimate(conv: _Conv, *, elem_bytes: int = 4, epilogue: bool = False, threads: int = 1,
-             blas: str = "never", lanes: int = 16) -> ConvEstimate:
-    """The cost model's prediction for ``conv`` direct and as im2col + matmul."""
+             blas: str = "never", lanes: int = 16, vectorized: bool = False) -> ConvEstimate:
+    """The cost model's prediction for ``conv`` direct and as im2col + matmul.
+    ``vectorized``: strata-vectorize runs it direct in register tiles
+    (passes/direct_conv.py), as fast as the generated matmul on windows in cache
+    without the copy."""
     rate = GROUPED_NCHW_DIRECT_RATE if conv.groups > 1 and not conv.nhwc else DIRECT_RATE
     direct = conv.flops / rate
     batch, m, n, k = conv.matmul()
+    if vectorized:
+        direct = VECTORIZED_DIRECT_FACTOR * matmul_estimate(
+            batch, m, n, k, epilogue=epilogue, threads=threads, lanes=lanes, packable=False,
+            im2col=True).generated_us
     col = conv.col_elements
     copy = 0.0
     if not conv.no_copy or elem_bytes != 4:
@@ -195,7 +207,7 @@ def estimate(conv: _Conv, *, elem_bytes: int = 4, epilogue: bool = False, thread
                            im2col=epilogue and not conv.no_copy and conv.groups == 1)
     use_blas = blas == "always" or (blas == "auto" and cost.blas_wins)
     matmul = cost.blas_us if use_blas else cost.generated_us
-    return ConvEstimate(direct, copy, matmul, use_blas)
+    return ConvEstimate(direct, copy, matmul, use_blas, vectorized)
 
 
 def _us(t: float) -> str:
@@ -307,6 +319,19 @@ def padded_as_copy(x):
     part = tensor.extract_slice(t, dst, [], [], [], offsets, sizes, strides)
     copied = linalg.copy(src, outs=[part])
     return tensor.insert_slice(copied, dst, [], [], [], offsets, sizes, strides)
+
+
+def _copy_padding(op) -> None:
+    """A conv kept direct reads its zero-padded input as padded_as_copy makes it (a
+    linalg.copy into the padded buffer, not a strided memref.copy)."""
+    old = producer(op.operands[0])
+    with op.location, ir.InsertionPoint(op):
+        new = padded_as_copy(op.operands[0])
+    if new == op.operands[0]:
+        return
+    op.operands[0] = new
+    if old is not None and not list(old.results[0].uses):
+        old.operation.erase()
 
 
 def _grouped_input(x):
@@ -572,9 +597,10 @@ class ConvToMatmulPass(Pass):
                 continue
             elem = rtype(op.operands[0]).element_type
             users = [u.owner for u in op.results[0].uses]
+            vectorized = register_tile(op, lanes) is not None
             cost = estimate(conv, elem_bytes=2 if not isinstance(elem, ir.F32Type) else 4,
                             epilogue=len(users) == 1, threads=self.threads, blas=self.blas,
-                            lanes=lanes)
+                            lanes=lanes, vectorized=vectorized)
             use = self.mode == "always" or cost.im2col_wins
             batch, m, n, k = conv.matmul()
             mm = (f"{batch}x{m}x{n}x{k} batch_matmul" if batch > 1 else f"{m}x{n}x{k} matmul")
@@ -582,12 +608,15 @@ class ConvToMatmulPass(Pass):
                 f"an im2col copy of {4 * conv.col_elements / 2 ** 20:.3g} MiB"
             predicted = (f"predicted {_us(cost.im2col_us)} (copy {_us(cost.copy_us)} + "
                          f"{'BLAS' if cost.blas else 'generated'} matmul "
-                         f"{_us(cost.matmul_us)}), direct {_us(cost.direct_us)}")
+                         f"{_us(cost.matmul_us)}), direct "
+                         f"{'in register tiles ' if vectorized else ''}{_us(cost.direct_us)}")
             why = "mode=always" if self.mode == "always" else "the cost model"
             if not use:
                 if self.report:
                     self.remark(op, f"strata-conv-to-matmul: kept {where} direct ({conv.text()}; "
                                     f"{why}): {predicted}")
+                if vectorized:
+                    _copy_padding(op)
                 continue
             if self.report:
                 self.remark(op, f"strata-conv-to-matmul: {where} as {how} + {mm} "

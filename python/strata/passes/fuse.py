@@ -77,6 +77,7 @@ from mlir.dialects.transform import structured
 from ..codegen.transform import ScriptError, Tags, match_tagged
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
+from .direct_conv import register_tile, tile_rows
 from .fusion.blas import estimate as blas_estimate
 from .fusion.im2col import localize as localize_im2col
 from .fusion.im2col import row_width as im2col_row_width
@@ -283,7 +284,8 @@ class FusePass(Pass):
                                     f"{describe(producer)}: {unfuse}")
                 continue
             row = im2col_row_width(producer)
-            tiles = _tiles(sizes, self.tile_m, self.tile_n, row)
+            tiles = _direct_conv_tiles(producer, sizes) or \
+                _tiles(sizes, self.tile_m, self.tile_n, row)
             number, forced = self._next_candidate(overrides, producer, consumer)
             if forced == "off":
                 self.note(consumer, f"[{number}] not fusing {describe(producer)} into "
@@ -585,6 +587,24 @@ def _contraction_flops(op) -> int:
 
 
 WHOLE_CHANNELS = 256  # output channels an im2col tile takes whole (its copy made once)
+
+
+def _direct_conv_tiles(producer, sizes) -> list[int] | None:
+    """The epilogue tiles of a conv strata-vectorize runs direct (passes/direct_conv.py):
+    whole rows of one image (direct_conv.tile_rows) x all output channels (at most
+    WHOLE_CHANNELS: the largest divisor that is a multiple of the register tile), so
+    the epilogue writes whole rows, in place into a padded buffer if the next conv
+    reads one; None for any other producer."""
+    from ..codegen.host import f32_lanes
+
+    if producer.name != "linalg.conv_2d_nchw_fchw" or len(sizes) != 4:
+        return None
+    reg = register_tile(producer, f32_lanes())
+    if reg is None:
+        return None
+    f = sizes[1]
+    channels = max(t for t in range(reg[0], min(f, WHOLE_CHANNELS) + 1, reg[0]) if f % t == 0)
+    return [1, channels, tile_rows(sizes[2], sizes[3]), sizes[3]]
 
 
 def _tiles(sizes, tm, tn, row=None):

@@ -36,7 +36,7 @@ from .base import Pass, collect_ops
 from .linalg_ops import linalg
 from .lowering.common import dims, empty
 
-__all__ = ["UniqueResultsPass"]
+__all__ = ["UniqueResultsPass", "own_fill"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -50,7 +50,7 @@ class UniqueResultsPass(Pass):
             inserts = [use.owner for use in fill.results[0].uses
                        if use.owner.name == "tensor.insert_slice" and use.operand_number == 1]
             for insert in inserts[1:]:
-                _own_fill(fill, insert)
+                own_fill(fill, insert)
         for ret in collect_ops(module, lambda op: op.name == "func.return"):
             seen = []
             for i, value in enumerate(list(ret.operands)):
@@ -65,7 +65,7 @@ class UniqueResultsPass(Pass):
                     seen.append(value)
 
 
-def _own_fill(fill, insert) -> None:
+def own_fill(fill, insert) -> None:
     """Gives ``insert`` (a tensor.insert_slice into ``fill``'s result) a clone of the fill
     (and of its tensor.empty), made before the linalg.copy that writes its source into an
     extract_slice of the same fill, if it is that (a pad), and that copy a clone of the

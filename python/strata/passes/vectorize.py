@@ -141,6 +141,7 @@ from ..codegen.transform import (
     match_tagged,
 )
 from .base import OptionError, Pass, collect_ops, option, threads_option
+from .direct_conv import as_filter_first, direct_conv_strategy, register_tile, tile_rows
 from .fusion.im2col import IM2COL_PART
 from .skinny_tiles import skinny_tiles
 from .tuning import PATTERN as TUNED_PATTERN
@@ -452,6 +453,13 @@ def _in_loop(op) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _conv_flops(op) -> int:
+    """2 x output elements x (C x KH x KW) of a linalg.conv_2d_nchw_fchw."""
+    out = ir.RankedTensorType(op.results[0].type).shape
+    w = ir.RankedTensorType(op.operands[1].type).shape
+    return 2 * int(np.prod(out)) * int(np.prod(w[1:]))
 
 
 def _all_f32(op) -> bool:
@@ -777,6 +785,8 @@ class VectorizePass(Pass):
         with Tags(module) as tags:
             self._vectorize_im2col_parts(module, tags, self.lanes or f32_lanes())
         with Tags(module) as tags:
+            self._vectorize_direct_convs(module, tags, self.lanes or f32_lanes())
+        with Tags(module) as tags:
             self._vectorize_gathers(module, tags, self.lanes or f32_lanes())
 
     def _swap_weights(self, module, tags, lanes):
@@ -815,6 +825,29 @@ class VectorizePass(Pass):
             location = op.location
             try:
                 tags.apply(_gather_strategy(tag, len(shape), chunk, parallel))
+            except ScriptError as e:
+                self.fail_at(location, f"strata-vectorize: {e}")
+
+    def _vectorize_direct_convs(self, module, tags, lanes):
+        """NCHW convs strata-conv-to-matmul kept direct, in register tiles
+        (passes/direct_conv.py); one not inside strata-fuse's tiles gets its (image,
+        rows) tiles on threads past ``parallel-flops``."""
+        convs = []
+        for op in collect_ops(module, lambda o: o.name == "linalg.conv_2d_nchw_fchw"):
+            reg = register_tile(op, lanes)
+            if reg is not None:
+                convs.append((op, reg))
+        for i, (op, reg) in enumerate(convs):
+            out = ir.RankedTensorType(op.results[0].type).shape
+            rows = 0
+            if self.threads > 1 and not _in_loop(op) and _conv_flops(op) >= self.parallel_flops:
+                rows = tile_rows(out[2], out[3])
+                if out[0] * (out[2] // rows) < 2:
+                    rows = 0
+            location = op.location
+            tag = tags.add(as_filter_first(op), f"strata.vectorize_conv_{i}")
+            try:
+                tags.apply(direct_conv_strategy(tag, reg, rows))
             except ScriptError as e:
                 self.fail_at(location, f"strata-vectorize: {e}")
 

@@ -29,6 +29,7 @@ from ..passes.check_level import ALLOWED, LEVEL_NAMES, CheckLevelPass
 from ..passes.conv_to_matmul import ConvToMatmulPass
 from ..passes.decompose import DecomposePass
 from ..passes.expand_math import ExpandMathPass
+from ..passes.fill_borders import FillBordersPass
 from ..passes.fuse import FusePass
 from ..passes.layout import LayoutPass
 from ..passes.lower_to_llvm import LowerToLLVMPass
@@ -122,6 +123,9 @@ def _bufferized(p: Pipeline, o: LevelOptions) -> None:
     p.add("func.func(loop-invariant-subset-hoisting), canonicalize, cse")
     # strata-row-blocks' static block functions, compiled as such, into their loops: their
     # blocks of rows bufferize to views of the arguments and results (no copies)
+    # pads fill their borders only: before eliminate-empty-tensors lets a conv's
+    # epilogue write into the next pad's interior
+    p.add(FillBordersPass())
     p.add("inline{default-pipeline=}, eliminate-empty-tensors")
     p.add(BufferizePass())
     if o.blas != "never":

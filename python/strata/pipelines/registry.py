@@ -40,6 +40,7 @@ _WHERE = {
     "strata-lower-vectors": "passes.vectorize:LowerVectorsPass",
     "strata-bufferize": "passes.bufferize:BufferizePass",
     "strata-unique-results": "passes.unique_results:UniqueResultsPass",
+    "strata-fill-borders": "passes.fill_borders:FillBordersPass",
     "strata-workspace": "passes.workspace:WorkspacePass",
     "strata-blas": "passes.blas:BlasPass",
     "strata-flatten-forall": "passes.flatten_forall:FlattenForallPass",

@@ -1,0 +1,121 @@
+"""Direct NCHW convs in register tiles (passes/direct_conv.py) against float64, on both
+vector widths (``STRATA_CPU_FEATURES``), 1 and 2 threads, with and without an epilogue:
+the path is checked taken (the cost model's remark, the vector.contract of its register
+tile), and shapes it does not take stay on the im2col path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_numerics import conv2d_ref
+
+import strata
+from strata.codegen import host
+from strata.testing import assert_close
+
+
+def _has(flag: str) -> bool:
+    return flag in host.host_flags().split()
+
+
+WIDTHS = [
+    pytest.param("avx512", 16, marks=pytest.mark.skipif(not _has("avx512f"),
+                                                        reason="host has no AVX-512")),
+    pytest.param("avx2", 8, marks=pytest.mark.skipif(not _has("avx2"),
+                                                     reason="host has no AVX2")),
+]
+
+# (x NCHW, filter FCHW, stride, padding (top, bottom, left, right), dilation)
+CASES = [
+    ((4, 32, 32, 32), (64, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),  # ResNet-like, N > 1
+    ((1, 8, 16, 16), (8, 8, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),      # 8 channels: small tile
+    ((2, 6, 21, 32), (24, 6, 3, 3), (2, 1), (1, 1, 1, 1), (1, 1)),     # stride 2 in height only
+    ((1, 4, 20, 32), (12, 4, 3, 3), (1, 1), (0, 3, 2, 2), (2, 2)),     # dilation 2, asymmetric
+    ((1, 16, 9, 34), (16, 16, 1, 3), (1, 1), (0, 0, 0, 0), (1, 1)),    # 1x3, no padding
+    ((2, 10, 7, 16), (20, 10, 5, 5), (1, 1), (2, 2, 2, 2), (1, 1)),    # 5x5, 20 channels
+]
+
+
+def _data(case, seed):
+    xs, ws, stride, padding, dilation = CASES[case]
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) / 4).astype(np.float32)
+    b = rng.standard_normal(ws[0]).astype(np.float32)
+    args = (stride, padding, dilation)
+    conv = conv2d_ref(x.astype(np.float64), w.astype(np.float64), *args)
+    mag = conv2d_ref(np.abs(x).astype(np.float64), np.abs(w).astype(np.float64), *args)
+    return x, w, b, conv, mag
+
+
+def _layer(case, epilogue):
+    _, _, stride, padding, dilation = CASES[case]
+
+    def layer(x, w, b):
+        y = strata.conv2d(x, w, stride=stride, padding=padding, dilation=dilation)
+        return strata.relu(y + b.reshape(1, -1, 1, 1)) if epilogue else y
+
+    return layer
+
+
+def _register_tile(lanes, f, ow):
+    n = 2 * lanes if ow % (2 * lanes) == 0 else lanes
+    m = (16 if lanes == 16 else 8) // (n // lanes)
+    while f % m:
+        m //= 2
+    return m, n
+
+
+@pytest.mark.parametrize("features,lanes", WIDTHS)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("epilogue", [True, False])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_direct_conv_matches_float64(monkeypatch, case, epilogue, threads, features, lanes):
+    monkeypatch.setenv("STRATA_CACHE", "0")
+    monkeypatch.setenv(host.ENV, features)
+    x, w, b, conv, mag = _data(case, 70 + case)
+    ref = np.maximum(conv + b.astype(np.float64).reshape(1, -1, 1, 1), 0) if epilogue else conv
+    layer = _layer(case, epilogue)
+    f = strata.jit(layer, blas="never", threads=threads)
+    assert_close(f(x, w, b), ref, np.float32, reduction_length=int(np.prod(w.shape[1:])),
+                 ops=2, magnitude=mag + np.abs(b).max())
+    report = "\n".join(f.stats.fusion_report)
+    assert "direct in register tiles" in report and "kept linalg.conv_2d_nchw_fchw" in report, \
+        report
+    m, n = _register_tile(lanes, w.shape[0], ref.shape[3])
+    ir = str(strata.compile(layer, x, w, b, compile_to="bufferized", blas="never",
+                            threads=threads))
+    assert f"into vector<{m}x{n}xf32>" in ir and "linalg.conv_2d" not in ir, ir
+    assert "memref.copy" not in ir, ir  # the padding is a vectorizable linalg.copy
+
+
+def test_conv_on_threads_without_epilogue(monkeypatch):
+    """A direct conv not tiled by strata-fuse (no epilogue) gets its (image, rows) tiles
+    on threads from strata-vectorize."""
+    monkeypatch.setenv("STRATA_CACHE", "0")
+    x, w, b, conv, mag = _data(0, 3)
+    ir = str(strata.compile(_layer(0, False), x, w, b, compile_to="bufferized", blas="never",
+                            threads=2))
+    assert "scf.forall (%" in ir and ") in (4, 8)" in ir, ir
+
+
+@pytest.mark.parametrize("xs,ws,stride,why", [
+    ((1, 8, 16, 30), (8, 8, 3, 3), 1, "OW not a multiple of the lanes"),
+    ((1, 8, 34, 66), (8, 8, 3, 3), 2, "width stride 2"),
+    ((1, 3, 18, 34), (8, 3, 3, 3), 1, "an odd number of input channels"),
+])
+def test_other_convs_take_im2col(monkeypatch, xs, ws, stride, why):
+    monkeypatch.setenv("STRATA_CACHE", "0")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    f = strata.jit(lambda x, w: strata.relu(strata.conv2d(x, w, stride=stride)),
+                   blas="never")
+    ref = np.maximum(conv2d_ref(x.astype(np.float64), w.astype(np.float64), (stride, stride),
+                                (0, 0, 0, 0), (1, 1)), 0)
+    mag = conv2d_ref(np.abs(x).astype(np.float64), np.abs(w).astype(np.float64),
+                     (stride, stride), (0, 0, 0, 0), (1, 1))
+    assert_close(f(x, w), ref, np.float32, reduction_length=int(np.prod(ws[1:])), ops=2,
+                 magnitude=mag)
+    report = "\n".join(f.stats.fusion_report)
+    assert "direct in register tiles" not in report and "im2col copy" in report, (why, report)
