@@ -47,7 +47,8 @@ IM2COL_PART = "strata.im2col_part"  # one filter position's copy in a tile (_til
 # The module attribute that caps the LLVM optimization level its code is compiled with
 # (runtime/engine.py capped_opt_level). Set by localize: LLVM's -O3 took 7 s on the
 # 128-channel 28x28 NHWC conv's per-tile copies and 1.0 s on the 3x3/2 one (0.8 and
-# 0.5 s at -O2, warm calls as fast).
+# 0.5 s at -O2, warm calls as fast); and by strata-vectorize for direct convs in
+# register tiles (passes/direct_conv.py).
 OPT_LEVEL_CAP = "strata.max_opt_level"
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
