@@ -42,7 +42,17 @@ The cost model: the direct conv runs at ``DIRECT_RATE``; the im2col path
 costs the copy (``KH*KW`` x the input, written at ``IM2COL_BW``) plus the
 matmul as passes/fusion/blas.py predicts it (the faster of generated code
 and, with ``blas`` auto/always, BLAS). Convs where the copy costs more than the
-matmul saves stay direct (a single output channel, tiny shapes).
+matmul saves stay direct (a single output channel, tiny shapes). An f32 NCHW conv
+whose output rows are whole vectors (width stride 1, OW a multiple of the f32 lanes,
+an even number of input channels; not 1x1 stride 1) runs direct in register tiles
+(passes/direct_conv.py, strata-vectorize), predicted as the generated matmul on cached
+windows without the copy (times ``VECTORIZED_DIRECT_FACTOR``): it stays a conv unless
+BLAS is predicted faster by more than the copy, and its zero padding becomes a
+``linalg.copy`` into the padded buffer (as the im2col path makes it). The ResNet block
+at 4x64x32x32 (two such 3x3 convs, 2 threads): 3.2-3.4 ms as im2col tiles, 2.9-3.0 ms
+direct; the conv alone 1.58 vs 1.51 ms, the rest from what the im2col path adds around
+it (its tiles' copies; an epilogue over 2-D tiles, so the result is copied into the next
+conv's padded buffer, where the direct conv's whole-row tiles write in place).
 ``mode=always|never`` forces the choice. With ``report=true`` each decision is
 a remark at the conv's location, with both predictions (the runtime's fusion
 report shows them).

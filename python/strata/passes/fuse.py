@@ -33,6 +33,17 @@ Two kinds of fusion on linalg on tensors:
      =>
        scf.forall (%i, %j) { fill the tile; copy the tile's windows; linalg.matmul }
 
+   A conv that strata-vectorize runs direct in register tiles (passes/direct_conv.py)
+   gets tiles of whole rows of one image x all its output channels (up to 256), so the
+   epilogue writes whole rows, in place into the next conv's padded input once
+   eliminate-empty-tensors has made that buffer the destination:
+
+       %c = linalg.conv_2d_nchw_fchw ins(%xp : tensor<4x64x34x34xf32>, %w) outs(fill(0))
+       %r = linalg.generic {parallel} ins(%c, %bias) { addf; maximumf }
+     =>
+       scf.forall (%n, %rows) in (4, 8) { fill; linalg.conv on 1x64x6x34 -> 1x64x4x32;
+                                          linalg.generic on the 1x64x4x32 tile }
+
    Not where the cost model (passes/fusion/blas.py) predicts a large f32 matmul
    faster on strata-vectorize's packed panels (which it uses only outside such
    tiles) with the epilogue as its own loop: the 256x1024x4096 layer of an MLP
