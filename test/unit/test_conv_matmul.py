@@ -170,10 +170,14 @@ def test_cost_model_keeps_tiny_and_single_channel_convs_direct():
 
 
 @pytest.mark.skipif(rblas.library() is None, reason="numpy ships no OpenBLAS here")
-def test_resnet_layer_reports_its_choice(monkeypatch):
-    """The ResNet-18 layer1 conv: converted by the cost model, and strata-fuse then chooses
-    between BLAS and generated code for the matmul, both in the report."""
+@pytest.mark.parametrize("vectorized", [True, False])
+def test_resnet_layer_reports_its_choice(monkeypatch, vectorized):
+    """The ResNet-18 layer1 conv: kept direct in register tiles (its 56-pixel rows are
+    32 + 16 + 8) by the cost model; with that path priced out, converted, and strata-fuse
+    then chooses between BLAS and generated code for the matmul, both in the report."""
     monkeypatch.setenv("STRATA_CACHE", "0")
+    if not vectorized:
+        monkeypatch.setattr(conv_to_matmul, "VECTORIZED_DIRECT_FACTOR", 1e9)
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)
     w = (rng.standard_normal((64, 64, 3, 3)) / 24).astype(np.float32)
@@ -185,6 +189,12 @@ def test_resnet_layer_reports_its_choice(monkeypatch):
                    [1] * 4, (1, 1))
     assert_close(y, ref, reduction_length=576, magnitude=mag)
     report = _report(f)
+    if vectorized:
+        assert "kept linalg.conv_2d_nchw_fchw at" in report and "direct (NCHW 1x64x58x58 -> " \
+               "1x64x56x56, 3x3; the cost model): predicted" in report, report
+        assert "direct in register tiles" in report and "for linalg.matmul" not in report, \
+            report
+        return
     assert "as an im2col copy of 6.89 MiB + 64x3136x576 matmul (NCHW 1x64x58x58 -> " \
            "1x64x56x56, 3x3; the cost model): predicted" in report, report
     assert "for linalg.matmul at" in report and "(64x3136x576; the cost model)" in report, report

@@ -43,8 +43,9 @@ costs the copy (``KH*KW`` x the input, written at ``IM2COL_BW``) plus the
 matmul as passes/fusion/blas.py predicts it (the faster of generated code
 and, with ``blas`` auto/always, BLAS). Convs where the copy costs more than the
 matmul saves stay direct (a single output channel, tiny shapes). An f32 NCHW conv
-whose output rows are whole vectors (width stride 1, OW a multiple of the f32 lanes,
-an even number of input channels; not 1x1 stride 1) runs direct in register tiles
+whose output rows are whole register tiles (width stride 1, OW a sum of power-of-two
+widths from 8 up to two vectors, an even number of input channels; not 1x1 stride 1)
+runs direct in register tiles
 (passes/direct_conv.py, strata-vectorize), predicted as the generated matmul on cached
 windows without the copy (times ``VECTORIZED_DIRECT_FACTOR``): it stays a conv unless
 BLAS is predicted faster by more than the copy, and its zero padding becomes a
@@ -91,7 +92,7 @@ from mlir.dialects import arith, tensor
 
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
-from .direct_conv import register_tile
+from .direct_conv import plan
 from .fusion.blas import estimate as matmul_estimate
 from .fusion.im2col import im2col_copy
 from .layout_common import build_generic, indexing_maps, is_op, producer, rtype
@@ -607,7 +608,7 @@ class ConvToMatmulPass(Pass):
                 continue
             elem = rtype(op.operands[0]).element_type
             users = [u.owner for u in op.results[0].uses]
-            vectorized = register_tile(op, lanes) is not None
+            vectorized = plan(op, lanes) is not None
             cost = estimate(conv, elem_bytes=2 if not isinstance(elem, ir.F32Type) else 4,
                             epilogue=len(users) == 1, threads=self.threads, blas=self.blas,
                             lanes=lanes, vectorized=vectorized)

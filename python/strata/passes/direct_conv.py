@@ -1,8 +1,10 @@
 """Direct NCHW convolutions in vector registers, for strata-vectorize (and the tiles
 strata-fuse and the cost of strata-conv-to-matmul that go with them).
 
-An f32 ``linalg.conv_2d_nchw_fchw`` whose output rows are whole vectors (OW a multiple
-of the f32 lanes, width stride 1) runs without an im2col copy: each register tile is
+An f32 ``linalg.conv_2d_nchw_fchw`` with width stride 1 whose output rows are covered by
+register tiles of power-of-two widths (2 vectors, 1, half of one, at least 8 pixels: 32
+with 16 lanes, 56 = 32 + 16 + 8 as three column pieces, each a conv on its slices; not 28
+= 16 + 8 + 4) runs without an im2col copy: each register tile is
 ``reg_m`` output channels x ``reg_n`` pixels of one output row, and its accumulator
 stays in registers for the whole reduction over (input channel, kh, kw). A step of
 ``kc`` input channels reads ``kc`` rows of the padded input at the window's shift
@@ -30,35 +32,55 @@ accumulator is hoisted by the pipeline's ``loop-invariant-subset-hoisting``.
 The ResNet block's 3x3 64-channel conv at 4x64x32x32 (2 threads, AVX-512): 1.51-1.60 ms,
 the im2col path 1.58 ms, oneDNN through torch 1.47-1.50 ms; the win is what it removes
 around the conv: no im2col copies, and an epilogue tile of whole rows that writes into
-the next conv's padded buffer (eliminate-empty-tensors), no copy of the output.
+the next conv's padded buffer (eliminate-empty-tensors), no copy of the output. The
+ImageNet ResNet's 1x64x56x56 one + bias + relu: 1.11-1.12 ms in three pieces, 1.16-1.18
+ms as im2col tiles, torch 1.13-1.15 ms (a 24-wide piece ran 5.9 ms: LLVM scalarizes
+vectors of 24).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
-from mlir.dialects import arith, transform
+from mlir.dialects import arith, tensor, transform
 from mlir.dialects.transform import structured, vector
 
 from ..codegen.transform import apply_patterns, match_ops, match_tagged
 from .lowering.common import affine_map, d, generic
 
-__all__ = ["CHANNEL_STEP", "as_filter_first", "direct_conv_strategy", "register_tile",
+__all__ = ["CHANNEL_STEP", "Piece", "as_filter_first", "direct_conv_strategy", "plan",
            "tile_rows"]
 
 CHANNEL_STEP = 2   # input channels per step (kc): 1 would fold the reduction away
 TILE_PIXELS = 128  # output pixels of a cache tile (whole rows), as the im2col tiles
 MIN_ROWS = 2       # fewest output channels of a register tile
+MIN_COLUMNS = 8    # fewest pixels of a register tile's row
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Output columns ``[start, start + columns)`` of a direct conv, in register tiles of
+    ``reg_m`` output channels x ``reg_n`` pixels."""
+
+    start: int
+    columns: int
+    reg_m: int
+    reg_n: int
 
 
 def _ints(op, name) -> list[int]:
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
 
 
-def register_tile(op, lanes: int) -> tuple[int, int] | None:
-    """``(reg_m, reg_n)`` for a direct conv ``op`` (output channels x pixels of a row),
-    or None if it does not run this way: not an f32 NCHW conv of static shape, width
-    stride > 1, OW not a multiple of the lanes, channels not a multiple of the tile,
-    or a 1x1 stride-1 conv (the matmul path reads its input in place)."""
+def plan(op, lanes: int) -> list[Piece] | None:
+    """How a direct conv ``op`` runs in register tiles: its output columns in pieces of
+    whole register tiles (one piece when OW is a multiple of the lanes; else the widest
+    whole tiles, then the rest as one tile: 56 = 32 + 24 with 16 lanes), or None if it
+    does not run this way: not an f32 NCHW conv of static shape, width stride > 1, rows
+    or their rest narrower than MIN_COLUMNS, an odd number of input channels, output
+    channels with no register tile of at least MIN_ROWS rows, or a 1x1 stride-1 conv
+    (the matmul path reads its input in place)."""
     if op.name != "linalg.conv_2d_nchw_fchw":
         return None
     types = [ir.RankedTensorType(v.type) for v in (*op.operands, op.results[0])]
@@ -66,21 +88,36 @@ def register_tile(op, lanes: int) -> tuple[int, int] | None:
         return None
     x, w, out = (t.shape for t in (types[0], types[1], types[3]))
     strides = _ints(op, "strides")
-    if strides[1] != 1:
+    if strides[1] != 1 or x[1] % CHANNEL_STEP:
         return None
     if w[2] == w[3] == 1 and strides == [1, 1] and list(x[2:]) == list(out[2:]):
         return None
-    reg_n = 2 * lanes if out[3] % (2 * lanes) == 0 else lanes
-    if out[3] % reg_n:
-        return None
-    # accumulators: half the vector registers (32 zmm: 8 x 2, 16 ymm: 4 x 2), fewer rows
-    # where the output channels do not divide
-    reg_m = (16 if lanes >= 16 else 8) // (reg_n // lanes)
-    while out[1] % reg_m:
-        reg_m //= 2
-    if reg_m < MIN_ROWS or x[1] % CHANNEL_STEP:
-        return None
-    return reg_m, reg_n
+    pieces = []
+    for start, columns, reg_n in _columns(out[3], lanes) or ():
+        # accumulators: half the vector registers (32 zmm: 8 x 2, 16 ymm: 4 x 2), fewer
+        # rows where the output channels do not divide
+        reg_m = (16 if lanes >= 16 else 8) // -(-reg_n // lanes)
+        while out[1] % reg_m:
+            reg_m //= 2
+        if reg_m < MIN_ROWS:
+            return None
+        pieces.append(Piece(start, columns, reg_m, reg_n))
+    return pieces or None
+
+
+def _columns(ow: int, lanes: int) -> list[tuple[int, int, int]] | None:
+    """``(first column, columns, reg_n)`` pieces covering ``ow`` output columns: as many
+    tiles of 2 vectors as fit, then of 1, then of half a vector down to MIN_COLUMNS
+    (power-of-two widths: LLVM splits a 24-wide vector into scalar code; 56 = 32 + 16 + 8
+    with 16 lanes); None if that leaves columns over."""
+    pieces, start, width = [], 0, 2 * lanes
+    while width >= MIN_COLUMNS:
+        count = (ow - start) // width
+        if count:
+            pieces.append((start, count * width, width))
+            start += count * width
+        width //= 2
+    return pieces if start == ow else None
 
 
 def tile_rows(oh: int, ow: int) -> int:
@@ -93,12 +130,42 @@ def tile_rows(oh: int, ow: int) -> int:
     return best
 
 
-def as_filter_first(op):
-    """``op`` (a linalg.conv_2d_nchw_fchw) as the equivalent linalg.generic over
-    (n, f, oh, ow, c, kh, kw) that reads the filter first; returns the generic."""
-    sh, sw = _ints(op, "strides")
-    dh, dw = _ints(op, "dilations")
+def as_filter_first(op, pieces: list[Piece]) -> list:
+    """``op`` (a linalg.conv_2d_nchw_fchw) as equivalent linalg.generics over
+    (n, f, oh, ow, c, kh, kw) that read the filter first, one per column piece (on
+    slices of the input and of the output, inserted back); returns the generics."""
+    strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
+    kw = ir.RankedTensorType(w.type).shape[3]
+    generics = []
+    with ir.InsertionPoint(op), op.location:
+        if len(pieces) == 1:
+            result = _filter_first(x, w, init, strides, dilations)
+            generics.append(result.owner)
+        else:
+            n, c, h, _ = ir.RankedTensorType(x.type).shape
+            _, f, oh, _ = ir.RankedTensorType(init.type).shape
+            result = init
+            for piece in pieces:
+                reach = piece.columns + (kw - 1) * dilations[1]
+                xs = _slice(x, [n, c, h, reach], piece.start)
+                part = _slice(result, [n, f, oh, piece.columns], piece.start)
+                done = _filter_first(xs, w, part, strides, dilations)
+                generics.append(done.owner)
+                result = tensor.insert_slice(done, result, [], [], [], [0, 0, 0, piece.start],
+                                             [n, f, oh, piece.columns], [1] * 4)
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+    return generics
+
+
+def _slice(v, sizes, column):
+    t = ir.RankedTensorType.get(sizes, ir.RankedTensorType(v.type).element_type)
+    return tensor.extract_slice(t, v, [], [], [], [0, 0, 0, column], sizes, [1] * 4)
+
+
+def _filter_first(x, w, init, strides, dilations):
+    (sh, sw), (dh, dw) = strides, dilations
     maps = [affine_map(7, [d(1), d(4), d(5), d(6)]),
             affine_map(7, [d(0), d(4), d(2) * sh + d(5) * dh, d(3) * sw + d(6) * dw]),
             affine_map(7, [d(0), d(1), d(2), d(3)])]
@@ -107,18 +174,15 @@ def as_filter_first(op):
     def body(wv, xv, acc):
         return arith.addf(acc, arith.mulf(wv, xv))
 
-    with ir.InsertionPoint(op), op.location:
-        (result,) = generic([w, x], [init], maps, kinds, body)
-    op.results[0].replace_all_uses_with(result)
-    op.erase()
-    return result.owner
+    (result,) = generic([w, x], [init], maps, kinds, body)
+    return result
 
 
-def direct_conv_strategy(tag: str, reg: tuple[int, int], parallel_rows: int = 0):
-    """The schedule of the filter-first conv generic tagged ``tag``. ``parallel_rows``:
-    first split its (image, block of that many output rows) tiles over an
-    ``scf.forall`` (a conv not inside strata-fuse's tiles, on threads)."""
-    reg_m, reg_n = reg
+def direct_conv_strategy(tag: str, piece: Piece, parallel_rows: int = 0):
+    """The schedule of the filter-first conv generic tagged ``tag`` (one column piece).
+    ``parallel_rows``: first split its (image, block of that many output rows) tiles over
+    an ``scf.forall`` (a conv not inside strata-fuse's tiles, on threads)."""
+    reg_m, reg_n = piece.reg_m, piece.reg_n
 
     def body(root):
         op = match_tagged(root, tag)
@@ -126,7 +190,8 @@ def direct_conv_strategy(tag: str, reg: tuple[int, int], parallel_rows: int = 0)
             op = structured.TileUsingForallOp(op, tile_sizes=[1, 0, parallel_rows]).tiled_op
         tiled = structured.TileUsingForOp(op, sizes=[1, reg_m, 1, reg_n, CHANNEL_STEP, 1, 1])
         func = match_ops(root, ["func.func"])
-        apply_patterns(func, structured.ApplyFoldUnitExtentDimsViaSlicesPatternsOp)
+        # (only inside the tile loops: the other ops keep their unit dims, and their tags)
+        apply_patterns(tiled.loops[0], structured.ApplyFoldUnitExtentDimsViaSlicesPatternsOp)
         # the folded (f, ow, c) contraction, in the innermost (kw) loop
         structured.VectorizeOp(match_ops(tiled.loops[-1], ["linalg.generic"]))
         apply_patterns(func,

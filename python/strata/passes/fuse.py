@@ -88,7 +88,7 @@ from mlir.dialects.transform import structured
 from ..codegen.transform import ScriptError, Tags, match_tagged
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
-from .direct_conv import register_tile, tile_rows
+from .direct_conv import plan, tile_rows
 from .fusion.blas import estimate as blas_estimate
 from .fusion.im2col import localize as localize_im2col
 from .fusion.im2col import row_width as im2col_row_width
@@ -610,11 +610,11 @@ def _direct_conv_tiles(producer, sizes) -> list[int] | None:
 
     if producer.name != "linalg.conv_2d_nchw_fchw" or len(sizes) != 4:
         return None
-    reg = register_tile(producer, f32_lanes())
-    if reg is None:
+    pieces = plan(producer, f32_lanes())
+    if pieces is None:
         return None
-    f = sizes[1]
-    channels = max(t for t in range(reg[0], min(f, WHOLE_CHANNELS) + 1, reg[0]) if f % t == 0)
+    f, step = sizes[1], max(p.reg_m for p in pieces)  # powers of two: each divides step
+    channels = max(t for t in range(step, min(f, WHOLE_CHANNELS) + 1, step) if f % t == 0)
     return [1, channels, tile_rows(sizes[2], sizes[3]), sizes[3]]
 
 

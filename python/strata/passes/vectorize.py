@@ -117,10 +117,10 @@ past its end (LLVM copied them a scalar at a time: a fifth of the ResNet 3x3 con
 time; 2.63 -> 2.30 ms on 1 thread, 1.42 -> 1.23 ms on 2).
 
 An f32 NCHW ``linalg.conv_2d_nchw_fchw`` that strata-conv-to-matmul kept direct because
-its output rows are whole vectors (width stride 1, OW a multiple of the lanes) runs in
-register tiles of output channels x pixels of a row (8 x 32 with AVX-512, 4 x 16 with
-AVX2), two input channels per step, the accumulator in registers across the whole
-window (passes/direct_conv.py): no im2col copy; with threads, one not inside
+its output rows are whole register tiles (width stride 1; 56 = 32 + 16 + 8 as three
+column pieces) runs in register tiles of output channels x pixels of a row (8 x 32 with
+AVX-512, 4 x 16 with AVX2), two input channels per step, the accumulator in registers
+across the whole window (passes/direct_conv.py): no im2col copy; with threads, one not inside
 strata-fuse's tiles gets its (image, rows) tiles as an ``scf.forall``. A module with such
 convs asks for LLVM -O2 at most (``strata.max_opt_level``: -O3 spent 5.7 s on a ResNet
 block's two, as fast):
@@ -155,7 +155,7 @@ from ..codegen.transform import (
     match_tagged,
 )
 from .base import OptionError, Pass, collect_ops, option, threads_option
-from .direct_conv import as_filter_first, direct_conv_strategy, register_tile, tile_rows
+from .direct_conv import as_filter_first, direct_conv_strategy, plan, tile_rows
 from .fusion.im2col import IM2COL_PART, OPT_LEVEL_CAP
 from .skinny_tiles import skinny_tiles
 from .tuning import PATTERN as TUNED_PATTERN
@@ -848,10 +848,11 @@ class VectorizePass(Pass):
         rows) tiles on threads past ``parallel-flops``."""
         convs = []
         for op in collect_ops(module, lambda o: o.name == "linalg.conv_2d_nchw_fchw"):
-            reg = register_tile(op, lanes)
-            if reg is not None:
-                convs.append((op, reg))
-        for i, (op, reg) in enumerate(convs):
+            pieces = plan(op, lanes)
+            if pieces is not None:
+                convs.append((op, pieces))
+        count = 0
+        for op, pieces in convs:
             out = ir.RankedTensorType(op.results[0].type).shape
             rows = 0
             if self.threads > 1 and not _in_loop(op) and _conv_flops(op) >= self.parallel_flops:
@@ -859,11 +860,17 @@ class VectorizePass(Pass):
                 if out[0] * (out[2] // rows) < 2:
                     rows = 0
             location = op.location
-            tag = tags.add(as_filter_first(op), f"strata.vectorize_conv_{i}")
-            try:
-                tags.apply(direct_conv_strategy(tag, reg, rows))
-            except ScriptError as e:
-                self.fail_at(location, f"strata-vectorize: {e}")
+            # every piece tagged before any is scheduled (a schedule's clean-up may rebuild
+            # the other pieces' ops; their tags go with them)
+            tagged = []
+            for generic_op, piece in zip(as_filter_first(op, pieces), pieces, strict=True):
+                tagged.append((tags.add(generic_op, f"strata.vectorize_conv_{count}"), piece))
+                count += 1
+            for tag, piece in tagged:
+                try:
+                    tags.apply(direct_conv_strategy(tag, piece, rows))
+                except ScriptError as e:
+                    self.fail_at(location, f"strata-vectorize: {e}")
         if convs:  # LLVM's -O3 took 5.7 s on a ResNet block's two (0.6 s at -O2, as fast)
             module.attributes[OPT_LEVEL_CAP] = ir.IntegerAttr.get(
                 ir.IntegerType.get_signless(64), 2)
