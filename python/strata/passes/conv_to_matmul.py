@@ -98,7 +98,7 @@ from .fusion.im2col import im2col_copy
 from .layout_common import build_generic, indexing_maps, is_op, producer, rtype
 from .linalg_ops import linalg
 
-__all__ = ["ConvToMatmulPass", "ConvEstimate", "estimate", "DIRECT_RATE",
+__all__ = ["ConvToMatmulPass", "ConvEstimate", "copy_padding", "estimate", "DIRECT_RATE",
            "GROUPED_NCHW_DIRECT_RATE", "IM2COL_BW"]
 
 MODES = ("auto", "always", "never")
@@ -332,17 +332,19 @@ def padded_as_copy(x):
     return tensor.insert_slice(copied, dst, [], [], [], offsets, sizes, strides)
 
 
-def _copy_padding(op) -> None:
-    """A conv kept direct reads its zero-padded input as padded_as_copy makes it (a
-    linalg.copy into the padded buffer, not a strided memref.copy)."""
+def copy_padding(op):
+    """Makes the conv ``op`` read its zero-padded input as padded_as_copy makes it (a
+    ``linalg.copy`` into the padded buffer, not a strided ``memref.copy`` once
+    bufferized); returns that linalg.copy (None if the input is not padded)."""
     old = producer(op.operands[0])
     with op.location, ir.InsertionPoint(op):
         new = padded_as_copy(op.operands[0])
     if new == op.operands[0]:
-        return
+        return None
     op.operands[0] = new
     if old is not None and not list(old.results[0].uses):
         old.operation.erase()
+    return new.owner.operands[0].owner
 
 
 def _grouped_input(x):
@@ -627,7 +629,7 @@ class ConvToMatmulPass(Pass):
                     self.remark(op, f"strata-conv-to-matmul: kept {where} direct ({conv.text()}; "
                                     f"{why}): {predicted}")
                 if vectorized:
-                    _copy_padding(op)
+                    copy_padding(op)
                 continue
             if self.report:
                 self.remark(op, f"strata-conv-to-matmul: {where} as {how} + {mm} "

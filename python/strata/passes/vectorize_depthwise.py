@@ -59,7 +59,7 @@ from ..codegen.host import f32_lanes
 from ..codegen.transform import ScriptError, Tags, apply_patterns, match_ops, match_tagged
 from ..errors import format_location
 from .base import Pass, collect_ops, option, threads_option
-from .conv_to_matmul import padded_as_copy
+from .conv_to_matmul import copy_padding
 from .layout_common import producer
 from .linalg_ops import linalg
 
@@ -243,21 +243,6 @@ def _tile_schedule(tag, sizes):
     return body
 
 
-def _copy_padding(op):
-    """The zero padding of the conv's input as a copy into the padded buffer
-    (conv_to_matmul.padded_as_copy), not a strided ``memref.copy``; returns the
-    ``linalg.copy`` (None if the input is not padded)."""
-    old = producer(op.operands[0])
-    with op.location, ir.InsertionPoint(op):
-        new = padded_as_copy(op.operands[0])
-    if new == op.operands[0]:
-        return None
-    op.operands[0] = new
-    if old is not None and not list(old.results[0].uses):
-        old.operation.erase()
-    return new.owner.operands[0].owner
-
-
 def _copy_schedule(tag, cols, c_t, parallel_rows):
     """The padded input's copy (dims n, h, w, c) in vector tiles of ``cols`` columns x
     ``c_t`` channels, rows on threads when the conv's are."""
@@ -313,7 +298,7 @@ class VectorizeDepthwisePass(Pass):
                         continue
                     op, transposes = _to_nhwc(op)
                     self._tile_transposes(tags, transposes, i)
-                copy = _copy_padding(op)
+                copy = copy_padding(op)
                 n, oh, ow, c = ir.RankedTensorType(op.operands[2].type).shape
                 kh, kw, _ = ir.RankedTensorType(op.operands[1].type).shape
                 stride = _ints(op, "strides")[1]
