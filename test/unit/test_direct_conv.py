@@ -5,6 +5,11 @@ tile), and shapes it does not take stay on the im2col path."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 from test_numerics import conv2d_ref
@@ -133,3 +138,42 @@ def test_other_convs_take_im2col(monkeypatch, xs, ws, stride, why):
                  magnitude=mag)
     report = "\n".join(f.stats.fusion_report)
     assert "direct in register tiles" not in report and "im2col copy" in report, (why, report)
+
+
+_CHILD = textwrap.dedent("""
+    import sys
+    import numpy as np, strata
+    sys.path.insert(0, sys.argv[1])
+    from test_numerics import conv2d_ref
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((2, 16, 12, 56)).astype(np.float32)
+    w1 = (rng.standard_normal((16, 16, 3, 3)) / 8).astype(np.float32)
+    w2 = (rng.standard_normal((16, 16, 3, 3)) / 8).astype(np.float32)
+
+    def block(x, w1, w2):  # conv, relu, conv, residual, relu: a ResNet block, 56 columns
+        y = strata.relu(strata.conv2d(x, w1, padding=1))
+        return strata.relu(strata.conv2d(y, w2, padding=1) + x)
+
+    f = strata.jit(block, blas="never", threads=2)
+    got = f(x, w1, w2)
+    y = np.maximum(conv2d_ref(x.astype(np.float64), w1.astype(np.float64), (1, 1),
+                              (1, 1, 1, 1), (1, 1)), 0)
+    ref = np.maximum(conv2d_ref(y, w2.astype(np.float64), (1, 1), (1, 1, 1, 1), (1, 1)) + x, 0)
+    report = "\\n".join(f.stats.fusion_report)
+    assert report.count("kept linalg.conv_2d_nchw_fchw") == 2, report
+    err = float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
+    print(err)
+    sys.exit(0 if err < 1e-5 else 1)
+""")
+
+
+@pytest.mark.parametrize("road", ["jit", "disk cache (opt | llc)"])
+def test_conv_block_in_a_child_process(tmp_path, road):
+    """Two direct convs in column pieces, the first's epilogue writing into the second's
+    padded input, compiled and run in a child process (a crash in the transforms or the
+    compiled code fails this test, not the runner), on both compile roads."""
+    env = dict(os.environ, STRATA_CACHE="0") if road == "jit" else \
+        dict(os.environ, STRATA_CACHE_DIR=str(tmp_path))
+    run = subprocess.run([sys.executable, "-c", _CHILD, os.path.dirname(__file__)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, (run.returncode, run.stdout[-2000:], run.stderr[-2000:])

@@ -75,10 +75,10 @@ def _ints(op, name) -> list[int]:
 
 def plan(op, lanes: int) -> list[Piece] | None:
     """How a direct conv ``op`` runs in register tiles: its output columns in pieces of
-    whole register tiles (one piece when OW is a multiple of the lanes; else the widest
-    whole tiles, then the rest as one tile: 56 = 32 + 24 with 16 lanes), or None if it
-    does not run this way: not an f32 NCHW conv of static shape, width stride > 1, rows
-    or their rest narrower than MIN_COLUMNS, an odd number of input channels, output
+    whole register tiles of power-of-two widths (_columns: one piece when OW is a multiple
+    of two vectors; 56 = 32 + 16 + 8 with 16 lanes), or None if it does not run this way:
+    not an f32 NCHW conv of static shape, width stride > 1, columns left over by tiles of
+    at least MIN_COLUMNS, an odd number of input channels, output
     channels with no register tile of at least MIN_ROWS rows, or a 1x1 stride-1 conv
     (the matmul path reads its input in place)."""
     if op.name != "linalg.conv_2d_nchw_fchw":
@@ -137,23 +137,18 @@ def as_filter_first(op, pieces: list[Piece]) -> list:
     strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     kw = ir.RankedTensorType(w.type).shape[3]
-    generics = []
+    n, c, h, _ = ir.RankedTensorType(x.type).shape
+    _, f, oh, _ = ir.RankedTensorType(init.type).shape
+    generics, result = [], init
     with ir.InsertionPoint(op), op.location:
-        if len(pieces) == 1:
-            result = _filter_first(x, w, init, strides, dilations)
-            generics.append(result.owner)
-        else:
-            n, c, h, _ = ir.RankedTensorType(x.type).shape
-            _, f, oh, _ = ir.RankedTensorType(init.type).shape
-            result = init
-            for piece in pieces:
-                reach = piece.columns + (kw - 1) * dilations[1]
-                xs = _slice(x, [n, c, h, reach], piece.start)
-                part = _slice(result, [n, f, oh, piece.columns], piece.start)
-                done = _filter_first(xs, w, part, strides, dilations)
-                generics.append(done.owner)
-                result = tensor.insert_slice(done, result, [], [], [], [0, 0, 0, piece.start],
-                                             [n, f, oh, piece.columns], [1] * 4)
+        for piece in pieces:  # (one piece: whole-tensor slices, folded by canonicalize)
+            reach = piece.columns + (kw - 1) * dilations[1]
+            xs = _slice(x, [n, c, h, reach], piece.start)
+            part = _slice(result, [n, f, oh, piece.columns], piece.start)
+            done = _filter_first(xs, w, part, strides, dilations)
+            generics.append(done.owner)
+            result = tensor.insert_slice(done, result, [], [], [], [0, 0, 0, piece.start],
+                                         [n, f, oh, piece.columns], [1] * 4)
     op.results[0].replace_all_uses_with(result)
     op.erase()
     return generics

@@ -42,7 +42,7 @@ from mlir.dialects import tensor
 from .base import Pass, collect_ops
 from .layout_common import indexing_maps, is_op
 from .linalg_ops import linalg
-from .unique_results import own_fill
+from .unique_results import split_shared_fills
 
 __all__ = ["FillBordersPass"]
 
@@ -54,12 +54,7 @@ class FillBordersPass(Pass):
     name = "strata-fill-borders"
 
     def run(self, module: ir.Operation) -> None:
-        fills = collect_ops(module, lambda op: op.name == "linalg.fill")
-        for fill in fills:  # pads sharing a fill (CSE): each its own (strata-unique-results)
-            inserts = [use.owner for use in fill.results[0].uses
-                       if use.owner.name == "tensor.insert_slice" and use.operand_number == 1]
-            for insert in inserts[1:]:
-                own_fill(fill, insert)
+        split_shared_fills(module)  # pads sharing a fill (CSE): each its own
         for fill in collect_ops(module, lambda op: op.name == "linalg.fill"):
             box = _overwritten_interior(fill)
             if box is not None:

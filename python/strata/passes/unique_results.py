@@ -36,7 +36,7 @@ from .base import Pass, collect_ops
 from .linalg_ops import linalg
 from .lowering.common import dims, empty
 
-__all__ = ["UniqueResultsPass", "own_fill"]
+__all__ = ["UniqueResultsPass", "split_shared_fills"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -46,11 +46,7 @@ class UniqueResultsPass(Pass):
     name = "strata-unique-results"
 
     def run(self, module: ir.Operation) -> None:
-        for fill in collect_ops(module, lambda op: op.name == "linalg.fill"):
-            inserts = [use.owner for use in fill.results[0].uses
-                       if use.owner.name == "tensor.insert_slice" and use.operand_number == 1]
-            for insert in inserts[1:]:
-                own_fill(fill, insert)
+        split_shared_fills(module)
         for ret in collect_ops(module, lambda op: op.name == "func.return"):
             seen = []
             for i, value in enumerate(list(ret.operands)):
@@ -63,6 +59,16 @@ class UniqueResultsPass(Pass):
                     ret.operands[i] = copy
                 else:
                     seen.append(value)
+
+
+def split_shared_fills(module: ir.Operation) -> None:
+    """Gives every tensor.insert_slice into a shared linalg.fill but the first a fill of
+    its own (own_fill)."""
+    for fill in collect_ops(module, lambda op: op.name == "linalg.fill"):
+        inserts = [use.owner for use in fill.results[0].uses
+                   if use.owner.name == "tensor.insert_slice" and use.operand_number == 1]
+        for insert in inserts[1:]:
+            own_fill(fill, insert)
 
 
 def own_fill(fill, insert) -> None:
