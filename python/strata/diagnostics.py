@@ -66,16 +66,21 @@ class _Captured:
 
 
 @contextlib.contextmanager
-def captured_stderr():
+def captured_stderr(on_file=None):
     """What is written to file descriptor 2 while inside (``.text`` once out).
 
     MLIR and LLVM write IR dumps, timing and statistics reports and option
     errors straight to the process's stderr (``llvm::errs()``), not through
     Python; this is how strata-opt gets them in order and can reshape them.
+    ``on_file`` (if given) is told the path of the file that collects them,
+    which is left behind if the process dies inside.
     """
     captured = _Captured()
     sys.stderr.flush()
-    with tempfile.TemporaryFile() as tmp:
+    with (tempfile.TemporaryFile() if on_file is None
+          else tempfile.NamedTemporaryFile(prefix="strata-stderr-")) as tmp:
+        if on_file is not None:
+            on_file(tmp.name)
         saved = os.dup(2)
         os.dup2(tmp.fileno(), 2)
         try:

@@ -53,9 +53,9 @@ def main(argv=None) -> None:
 
         sys.exit(tune_run(rest))
     if command == "opt":
-        from .opt import run
+        from .opt import main as opt_main
 
-        sys.exit(run(rest))
+        opt_main(rest, "strata opt")
     sys.stderr.write(f"strata: unknown command '{command}'\n{USAGE}")
     sys.exit(1)
 

@@ -13,12 +13,15 @@ not UTF-8 or is nested deeper than ``strata.parsing.MAX_NESTING`` (1000) levels
 of brackets is rejected with a located error (MLIR's recursive parser would run
 out of stack: 5000 nested ``module {`` crash mlir-opt), and the driver runs on a
 thread with a ``STACK_SIZE`` stack so MLIR's recursive parts have room to spare
-below that limit; a pass pipeline that fails without a diagnostic gets one.
+below that limit; a pass pipeline that fails without a diagnostic gets one; a pass
+that crashes the process (an upstream bug) is a located error naming the pass, exit
+status 1, as the driver runs in a watched child (strata.tools.opt_guard).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -40,7 +43,7 @@ from ..pipelines import registry
 from ..pipelines.levels import LEVEL_NAMES, LEVELS, level_pipeline
 from ..pipelines.pipeline import Pipeline
 from ..pipelines.runner import PassManager, parse_pipeline, scratch_context
-from . import upstream
+from . import opt_guard, upstream
 from .expected import check_diagnostics, parse_expectations
 
 STACK_SIZE = 256 << 20  # the driver thread's stack; MLIR recurses about 3 KiB per nesting level
@@ -613,7 +616,8 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
                     **printed)
             if timing is not None:
                 pm.enable_timing()
-            with captured_stderr() if capture else contextlib.nullcontext() as cap:
+            dumps_at = functools.partial(opt_guard.report, "dumps")
+            with captured_stderr(dumps_at) if capture else contextlib.nullcontext() as cap:
                 emit = _emitter(err, capture)
                 if o.flag("dump-pass-pipeline"):
                     text_pm = str(pm)
@@ -693,7 +697,9 @@ class _PipelineMessage(Exception):
 
 def _read_input(path: str | None) -> tuple[bytes, str]:
     if path is None or path == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+        data = sys.stdin.buffer.read()
+        opt_guard.keep_stdin(data)
+        return data, "<stdin>"
     with open(path, "rb") as f:
         return f.read(), path
 
@@ -768,11 +774,14 @@ def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
     outputs, ok = [], True
     source = _Source(shown, text)
     for chunk, line, col in _split(text, marker):
+        opt_guard.report("chunk", f"{shown}:{line}:{col}")
         chunk_out, chunk_ok = _process_chunk(o, pipeline, chunk, line, col, source, err, timing)
         ok = ok and chunk_ok
         outputs.append(chunk_out or "")
     joiner = (o["output-split-marker"] if o["output-split-marker"] is not None
               else DEFAULT_MARKER) + "\n"
+    if opt_guard.probing:
+        return 0 if ok else 1
     start = time.perf_counter()
     try:
         output.write(joiner.join(outputs), ok)
@@ -810,9 +819,17 @@ def run_on_large_stack(argv: list[str], err=None, out=None, argv0: str = PROGRAM
     return outcome["code"]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None, argv0: str | None = None) -> None:
+    """The ``strata-opt`` command (and ``strata opt``): the driver, watched by opt_guard."""
+    argv0 = argv0 or sys.argv[0]
+    work = functools.partial(_exit_status, argv0=argv0)
+    sys.exit(opt_guard.supervise(work, sys.argv[1:] if argv is None else argv))
+
+
+def _exit_status(argv: list[str], argv0: str) -> int:
+    """:func:`run_on_large_stack` with its exceptions turned into exit statuses."""
     try:
-        code = run_on_large_stack(sys.argv[1:], argv0=sys.argv[0])
+        code = run_on_large_stack(argv, argv0=argv0)
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
@@ -823,7 +840,7 @@ def main() -> None:
         sys.stderr.write(f"{PROGRAM}: internal error: {type(e).__name__}: {e}\n"
                          f"{PROGRAM}: set STRATA_DEBUG=1 to see the Python traceback\n")
         code = 2
-    sys.exit(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -32,6 +32,19 @@ func.func @f(%n: index) -> index {
 }
 """
 
+# buffer-results-to-out-params{hoist-static-allocs} dereferences a null pointer when a
+# function returns one allocation twice (upstream MLIR 22.1.8): strata-opt's guard answers.
+RETURNS_TWICE = """\
+func.func @h() -> (memref<4xf32>, memref<4xf32>) {
+  %b = memref.alloc() : memref<4xf32>
+  return %b, %b : memref<4xf32>, memref<4xf32>
+}
+"""
+HOIST = ("--pass-pipeline=builtin.module(canonicalize, "
+         "buffer-results-to-out-params{hoist-static-allocs modify-public-functions})")
+CRASH = r"error: pass 'buffer-results-to-out-params' crashed \(SIGSEGV\) on this input; nothing " \
+    r"was written$"
+
 BAD_MATMUL = """\
 func.func @g(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = "strata.matmul"(%a, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -332,6 +345,13 @@ CASES = [
     Case("pass-fails", "upstream-pass", ("{in}", "--gpu-module-to-binary"),
          "module attributes {gpu.container_module} {\n  gpu.module @k {\n  }\n}\n",
          r"^input\.mlir:2:3: error: the module has no target attributes$", mlir="loc"),
+    Case("pass-crashes", "upstream-pass", ("{in}", HOIST, "-o", "{out}"), RETURNS_TWICE,
+         r"^input\.mlir:1:1: " + CRASH),
+    Case("pass-crashes-stdin-second-chunk", "upstream-pass", (HOIST, "--split-input-file"),
+         UPSTREAM + "// -----\n" + RETURNS_TWICE, r"^<stdin>:5:9: " + CRASH, stdin=True),
+    Case("pass-crashes-printing", "upstream-pass",
+         ("{in}", HOIST, "--mlir-print-ir-after-all", "--mlir-timing", "-o", "{out}"),
+         RETURNS_TWICE, r"^input\.mlir:1:1: " + CRASH),
     Case("pass-fails-silently", "upstream-pass",
          ("{in}", "--canonicalize=test-convergence max-iterations=1 region-simplify=disabled"),
          "func.func @f(%a: i32) -> i32 {\n  %c0 = arith.constant 0 : i32\n"
