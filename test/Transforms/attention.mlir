@@ -175,6 +175,93 @@ func.func @f16(%q: tensor<2x2xf16>, %k: tensor<2x2xf16>, %v: tensor<2x2xf16>) ->
 
 // -----
 
+// PyTorch's multi-head form (batch 2, 4 tokens, 2 heads of dim 2, from one 2x4x12
+// projection): Q and V are read, and the output written, where the projection keeps
+// them (batch, seq, head, dim); only K's transpose (D before the keys) is kept.
+// CHECK-LABEL: func.func @multi_head
+// CHECK-NOT: permutation = [0, 2, 1, 3]
+// CHECK: %[[KT4:.+]] = linalg.transpose ins(%{{.+}} : tensor<2x4x2x2xf32>) outs(%{{.+}} : tensor<2x2x2x4xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[KT:.+]] = tensor.collapse_shape %[[KT4]] {{\[\[}}0, 1], [2], [3]] : tensor<2x2x2x4xf32> into tensor<4x2x4xf32>
+// CHECK-NOT: permutation = [0, 2, 1, 3]
+// CHECK: scf.for %[[H:[^ ]+]] =
+// CHECK: %[[B:.+]] = affine.apply #{{.+}}(%[[H]])
+// CHECK: %[[N:.+]] = affine.apply #{{.+}}(%[[H]])
+// CHECK: tensor.extract_slice %[[Q4:.+]][%[[B]], %{{.+}}, %[[N]], 0] [1, 4, 1, 2] [1, 1, 1, 1] : tensor<2x4x2x2xf32> to tensor<4x2xf32>
+// CHECK: tensor.extract_slice %[[KT]][%[[H]], 0, %{{.+}}] [1, 2, 4] [1, 1, 1] : tensor<4x2x4xf32> to tensor<2x4xf32>
+// CHECK: tensor.extract_slice %[[V4:.+]][%[[B]], %{{.+}}, %[[N]], 0] [1, 4, 1, 2] [1, 1, 1, 1] : tensor<2x4x2x2xf32> to tensor<4x2xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%[[B]], %{{.+}}, %[[N]], 0] [1, 4, 1, 2] [1, 1, 1, 1] : tensor<4x2xf32> into tensor<2x4x2x2xf32>
+// CHECK-NOT: permutation = [0, 2, 1, 3]
+// CHECK-NOT: linalg.softmax
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0], [1], [2, 3]] : tensor<2x4x2x2xf32> into tensor<2x4x4xf32>
+// CHECK: return %[[OUT]]
+// FORALL-LABEL: func.func @multi_head
+// FORALL: scf.forall (%[[H:.+]], %{{.+}}) in (4, 1) shared_outs(%[[D:.+]] = %{{.+}}) -> (tensor<2x4x2x2xf32>)
+// FORALL: tensor.parallel_insert_slice %{{.+}} into %[[D]][%{{.+}}, %{{.+}}, %{{.+}}, 0] [1, 4, 1, 2] [1, 1, 1, 1] : tensor<4x2xf32> into tensor<2x4x2x2xf32>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map4s = affine_map<(d0, d1, d2, d3) -> ()>
+func.func @multi_head(%x: tensor<2x4x12xf32>) -> tensor<2x4x4xf32> {
+  %half = arith.constant dense<5.000000e-01> : tensor<f32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %qs = tensor.extract_slice %x[0, 0, 0] [2, 4, 4] [1, 1, 1] : tensor<2x4x12xf32> to tensor<2x4x4xf32>
+  %q4 = tensor.expand_shape %qs [[0], [1], [2, 3]] output_shape [2, 4, 2, 2] : tensor<2x4x4xf32> into tensor<2x4x2x2xf32>
+  %e0 = tensor.empty() : tensor<2x2x4x2xf32>
+  %qt = linalg.transpose ins(%q4 : tensor<2x4x2x2xf32>) outs(%e0 : tensor<2x2x4x2xf32>) permutation = [0, 2, 1, 3]
+  %q = tensor.collapse_shape %qt [[0, 1], [2], [3]] : tensor<2x2x4x2xf32> into tensor<4x4x2xf32>
+  %ks = tensor.extract_slice %x[0, 0, 4] [2, 4, 4] [1, 1, 1] : tensor<2x4x12xf32> to tensor<2x4x4xf32>
+  %k4 = tensor.expand_shape %ks [[0], [1], [2, 3]] output_shape [2, 4, 2, 2] : tensor<2x4x4xf32> into tensor<2x4x2x2xf32>
+  %e1 = tensor.empty() : tensor<2x2x2x4xf32>
+  %kt4 = linalg.transpose ins(%k4 : tensor<2x4x2x2xf32>) outs(%e1 : tensor<2x2x2x4xf32>) permutation = [0, 2, 3, 1]
+  %kt = tensor.collapse_shape %kt4 [[0, 1], [2], [3]] : tensor<2x2x2x4xf32> into tensor<4x2x4xf32>
+  %vs = tensor.extract_slice %x[0, 0, 8] [2, 4, 4] [1, 1, 1] : tensor<2x4x12xf32> to tensor<2x4x4xf32>
+  %v4 = tensor.expand_shape %vs [[0], [1], [2, 3]] output_shape [2, 4, 2, 2] : tensor<2x4x4xf32> into tensor<2x4x2x2xf32>
+  %vt = linalg.transpose ins(%v4 : tensor<2x4x2x2xf32>) outs(%e0 : tensor<2x2x4x2xf32>) permutation = [0, 2, 1, 3]
+  %v = tensor.collapse_shape %vt [[0, 1], [2], [3]] : tensor<2x2x4x2xf32> into tensor<4x4x2xf32>
+  %e2 = tensor.empty() : tensor<4x4x4xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<4x4x2xf32>, tensor<4x2x4xf32>) outs(%z2 : tensor<4x4x4xf32>) -> tensor<4x4x4xf32>
+  %s4 = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 2, 4, 4] : tensor<4x4x4xf32> into tensor<2x2x4x4xf32>
+  %e3 = tensor.empty() : tensor<2x2x4x4xf32>
+  %x4 = linalg.generic {indexing_maps = [#map4, #map4s, #map4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s4, %half : tensor<2x2x4x4xf32>, tensor<f32>) outs(%e3 : tensor<2x2x4x4xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %m = arith.mulf %in, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<2x2x4x4xf32>
+  // expected-remark@+1 {{strata-attention: fused 4x4x4 attention (head dim 2, scale 0.5): tiles 4 queries x 4 keys, sequential, no 4x4 scores in memory}}
+  %p4 = linalg.softmax dimension(3) ins(%x4 : tensor<2x2x4x4xf32>) outs(%e3 : tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %p = tensor.collapse_shape %p4 [[0, 1], [2], [3]] : tensor<2x2x4x4xf32> into tensor<4x4x4xf32>
+  %e4 = tensor.empty() : tensor<4x4x2xf32>
+  %z4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<4x4x4xf32>, tensor<4x4x2xf32>) outs(%z4 : tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [2, 2, 4, 2] : tensor<4x4x2xf32> into tensor<2x2x4x2xf32>
+  %e5 = tensor.empty() : tensor<2x4x2x2xf32>
+  %ot = linalg.transpose ins(%o4 : tensor<2x2x4x2xf32>) outs(%e5 : tensor<2x4x2x2xf32>) permutation = [0, 2, 1, 3]
+  %out = tensor.collapse_shape %ot [[0], [1], [2, 3]] : tensor<2x4x2x2xf32> into tensor<2x4x4xf32>
+  return %out : tensor<2x4x4xf32>
+}
+
+// -----
+
+// A 4-d softmax whose probabilities are not collapsed to (batch x heads) for a matmul:
+// not fused, and said so.
+// CHECK-LABEL: func.func @four_d_no_merge
+// CHECK: linalg.softmax
+#map4b = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @four_d_no_merge(%s: tensor<2x2x4x4xf32>, %v: tensor<4x4x4xf32>) -> tensor<2x2x4x4xf32> {
+  %e = tensor.empty() : tensor<2x2x4x4xf32>
+  // expected-remark@+1 {{strata-attention: not fused: the softmax does not feed a matmul, nor a collapse of its leading dims into one}}
+  %p = linalg.softmax dimension(3) ins(%s : tensor<2x2x4x4xf32>) outs(%e : tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %c = tensor.collapse_shape %p [[0], [1, 2], [3]] : tensor<2x2x4x4xf32> into tensor<2x8x4xf32>
+  %r = tensor.expand_shape %c [[0], [1, 2], [3]] output_shape [2, 2, 4, 4] : tensor<2x8x4xf32> into tensor<2x2x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#map4b, #map4b], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r : tensor<2x2x4x4xf32>) outs(%e : tensor<2x2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x2x4x4xf32>
+  return %y : tensor<2x2x4x4xf32>
+}
+
+// -----
+
 // A softmax that feeds no matmul is no candidate: no remark, nothing changes.
 // CHECK-LABEL: func.func @plain_softmax
 // CHECK: linalg.softmax

@@ -154,3 +154,65 @@ func.func @constant_scalar(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   } -> tensor<1024x1024xf32>
   return %r : tensor<1024x1024xf32>
 }
+
+// -----
+
+// An elementwise op inside an scf.forall (a fused kernel's tile step, e.g.
+// strata-attention's exponentials) is vectorized by 1 x vector-width tiles, whatever
+// its size and the thread count: the forall becomes an outlined parallel function,
+// where LLVM's loop vectorizer leaves the loop scalar. Not split again; a reduction
+// and an op outside the forall that is below the thresholds stay as they are.
+// CHECK-LABEL: func.func @in_forall
+// CHECK: scf.forall (%[[H:.+]]) in (3) shared_outs(%[[O:[^ ]+]] = %{{.+}}) -> (tensor<3x8x64xf32>, tensor<3x8xf32>)
+// CHECK-NOT: scf.forall
+// CHECK: %[[T:.+]] = tensor.extract_slice %[[O]][%[[H]], 0, 0] [1, 8, 64] [1, 1, 1] : tensor<3x8x64xf32> to tensor<8x64xf32>
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK: vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : tensor<1x32xf32>, vector<1x32xf32>
+// CHECK: math.exp %{{.+}} : vector<1x32xf32>
+// CHECK: vector.transfer_write
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: scf.forall.in_parallel
+// CHECK: linalg.generic {{.*}} ins(%{{.+}} : tensor<4x4xf32>)
+// NOVEC-LABEL: func.func @in_forall
+// NOVEC: scf.forall
+// NOVEC: linalg.generic {{.*}} ins(%{{.+}} : tensor<8x64xf32>)
+// NOVEC-NOT: vector.transfer_read
+// NOVEC: scf.forall.in_parallel
+// OFF-LABEL: func.func @in_forall
+// OFF: scf.forall
+// OFF: math.exp %{{.+}} : vector<1x{{16|32}}xf32>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @in_forall(%x: tensor<3x8x64xf32>, %y: tensor<4x4xf32>) -> (tensor<3x8x64xf32>, tensor<3x8xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<3x8x64xf32>
+  %er = tensor.empty() : tensor<3x8xf32>
+  %r:2 = scf.forall (%h) in (3) shared_outs(%o = %e, %or = %er) -> (tensor<3x8x64xf32>, tensor<3x8xf32>) {
+    %xs = tensor.extract_slice %x[%h, 0, 0] [1, 8, 64] [1, 1, 1] : tensor<3x8x64xf32> to tensor<8x64xf32>
+    %os = tensor.extract_slice %o[%h, 0, 0] [1, 8, 64] [1, 1, 1] : tensor<3x8x64xf32> to tensor<8x64xf32>
+    %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%xs : tensor<8x64xf32>) outs(%os : tensor<8x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.exp %in : f32
+      linalg.yield %a : f32
+    } -> tensor<8x64xf32>
+    %rs = tensor.empty() : tensor<8xf32>
+    %rz = linalg.fill ins(%zero : f32) outs(%rs : tensor<8xf32>) -> tensor<8xf32>
+    %sum = linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]} ins(%ex : tensor<8x64xf32>) outs(%rz : tensor<8xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ex into %o[%h, 0, 0] [1, 8, 64] [1, 1, 1] : tensor<8x64xf32> into tensor<3x8x64xf32>
+      tensor.parallel_insert_slice %sum into %or[%h, 0] [1, 8] [1, 1] : tensor<8xf32> into tensor<3x8xf32>
+    }
+  }
+  %e2 = tensor.empty() : tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<4x4xf32>) outs(%e2 : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.negf %in : f32
+    linalg.yield %a : f32
+  } -> tensor<4x4xf32>
+  return %r#0, %r#1, %n : tensor<3x8x64xf32>, tensor<3x8xf32>, tensor<4x4xf32>
+}

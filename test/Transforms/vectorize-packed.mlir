@@ -208,6 +208,28 @@ func.func @packed_divisible(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>) -> ten
 
 // -----
 
+// Two matmuls whose C is one zero fill (CSE shares it): each gets a fill (and an empty
+// tensor) of its own, which then goes like packed_divisible's: both unpacks write into
+// an empty tensor (CSE makes the two one again), and no fill of a 64x64 C is left for
+// bufferization to copy into C's buffer.
+// Z-LABEL: func.func @shared_zero_fill
+// Z-NOT: linalg.fill {{.*}} -> tensor<64x64xf32>
+// Z: %[[E:.+]] = tensor.empty() : tensor<64x64xf32>
+// Z: %[[U1:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[E]]) -> (tensor<64x64xf32>)
+// Z: %[[U2:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[E]]) -> (tensor<64x64xf32>)
+// Z-NOT: linalg.fill {{.*}} -> tensor<64x64xf32>
+// Z: return %[[U1]], %[[U2]]
+func.func @shared_zero_fill(%a: tensor<64x48xf32>, %b: tensor<48x64xf32>, %d: tensor<64x32xf32>, %w: tensor<32x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%cst : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x48xf32>, tensor<48x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %1 = linalg.matmul ins(%d, %w : tensor<64x32xf32>, tensor<32x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0, %1 : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
 // N = 70 is no whole number of 32-column panels: B's last panel and C's last column of
 // tiles are partial. They are still vector copies: the reads of B and the writes of C
 // are masked (the mask's width is what is left of N), the padding read as zeros.

@@ -1,7 +1,9 @@
 """strata-attention end to end: fused softmax(Q Kᵀ · scale [causal]) V against float64 numpy.
 
 Odd and edge shapes (one query, 7, 513, head dim 1 and 63, remainder tiles),
-causal or not, 1 and 2 threads, both vector widths (the tile sizes and
+causal or not, 1 and 2 threads, the multi-head form PyTorch's attention takes (Q, K, V
+sliced from one (batch, seq, 3 x heads x dim) projection, heads split by transposes,
+4-d scores; the kernel then reads Q and V and writes its output in place), both vector widths (the tile sizes and
 strata-vectorize's registers for 8 and 16 f32 lanes, forced in-process), the
 report, no S x S buffer once bufferized, and the cases left on the unfused path
 (f16/bf16, an intermediate with another user), which must still be right.
@@ -16,7 +18,7 @@ import numpy as np
 import pytest
 
 import strata
-from strata.passes.attention import choose_tiles
+from strata.passes.attention import AttentionPass, choose_tiles
 from strata.passes.fusion.attention_kernel import AttentionShape
 from strata.testing import assert_close
 
@@ -73,7 +75,7 @@ def run(heads, sq, sk, d, dv=None, *, causal=False, threads=1, twod=False, scale
     return fused
 
 
-CASES = [  # heads, sq, d, causal; the last two are large enough for threads (2^25 flops)
+CASES = [  # heads, sq, d, causal; from (2, 65, 16) on large enough for threads
     (1, 1, 4, False), (2, 1, 3, True), (2, 7, 1, False), (3, 7, 5, True),
     (1, 33, 63, False), (2, 65, 16, True), (1, 513, 63, False), (2, 513, 8, True),
     (2, 513, 33, True), (1, 1100, 15, False),
@@ -85,7 +87,7 @@ CASES = [  # heads, sq, d, causal; the last two are large enough for threads (2^
 def test_fused_numerics(heads, seq, d, causal, threads):
     fused = run(heads, seq, seq, d, causal=causal, threads=threads)
     assert "linalg.softmax" not in fused and "linalg.batch_matmul" not in fused
-    parallel = 2 * heads * seq * seq * 2 * d >= 1 << 25
+    parallel = 2 * heads * seq * seq * 2 * d >= AttentionPass().parallel_flops
     assert ("scf.forall" in fused) == (threads > 1 and parallel)
 
 
@@ -182,3 +184,85 @@ def test_extra_user_stays_unfused_and_right():
     assert "strata-attention: not fused: the scaled or masked scores has 2 users" in "\n".join(f.stats.fusion_report)
     assert_close(out, reference(q, k, v, 0.5, False), reduction_length=6, ops=8)
     assert_close(s, (q.astype(np.float64) @ np.swapaxes(k, -1, -2)) * 0.5, reduction_length=4)
+
+
+def multi_head(x, nh, d, *, scale, causal=False, merge_output=True, split_q=True):
+    """PyTorch's multi-head attention on ``x`` (B, S, 3 * nh * d), as its decomposition
+    reaches strata: Q, K, V sliced, heads split by transposes, 4-d scores and softmax."""
+    b, s = x.shape[0], x.shape[1]
+    w = nh * d
+
+    def heads(i, perm):
+        part = x[:, :, i * w:(i + 1) * w].reshape((b, s, nh, d))
+        return strata.transpose(part, perm)
+
+    q = heads(0, [0, 2, 1, 3]).reshape((b * nh, s, d)) if split_q else \
+        x[:, :, 0:w].reshape((b * nh, s, d))  # not a view of x's heads: read as is
+    kt = heads(1, [0, 2, 3, 1]).reshape((b * nh, d, s))
+    v = heads(2, [0, 2, 1, 3]).reshape((b * nh, s, d))
+    scores = (q @ kt).reshape((b, nh, s, s)) * scale
+    if causal:
+        scores = scores + strata.constant(causal_mask(s))
+    p = strata.softmax(scores).reshape((b * nh, s, s))
+    out = p @ v
+    if not merge_output:
+        return out
+    return strata.transpose(out.reshape((b, nh, s, d)), [0, 2, 1, 3]).reshape((b, s, w))
+
+
+def multi_head_reference(x, nh, d, *, scale, causal=False, merge_output=True, split_q=True):
+    b, s = x.shape[0], x.shape[1]
+    w = nh * d
+    x64 = x.astype(np.float64)
+
+    def heads(i):
+        return x64[:, :, i * w:(i + 1) * w].reshape(b, s, nh, d).transpose(0, 2, 1, 3) \
+            .reshape(b * nh, s, d)
+
+    q = heads(0) if split_q else x64[:, :, :w].reshape(b * nh, s, d)
+    out = reference(q, heads(1), heads(2), scale, causal)
+    if not merge_output:
+        return out
+    return out.reshape(b, nh, s, d).transpose(0, 2, 1, 3).reshape(b, s, w)
+
+
+MULTI_HEAD = [  # batch, seq, heads, head dim, causal
+    (1, 1, 1, 1, False), (3, 7, 5, 3, True), (2, 65, 4, 16, False), (1, 33, 3, 40, True),
+    (2, 64, 8, 32, False),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("b,seq,nh,d,causal", MULTI_HEAD)
+def test_multi_head_form_reads_and_writes_in_place(b, seq, nh, d, causal, threads):
+    """Fused with Q, V and the output where the projections keep them: no softmax, no
+    batch matmul and no head-splitting transpose left but K's."""
+    scale = 1.0 / math.sqrt(d)
+    (x,) = inputs([(b, seq, 3 * nh * d)])
+    m = strata.Module()
+    f = m.function("mha", x=strata.TensorSpec(x.shape))
+    f.ret(multi_head(f.args[0], nh, d, scale=scale, causal=causal))
+    fused = str(strata.compile(m, compile_to="fused", threads=threads))
+    if (b, seq, nh, d) != (1, 1, 1, 1):  # all unit dims: the reshapes fold other ways; unfused
+        assert "linalg.softmax" not in fused and "linalg.batch_matmul" not in fused
+        assert "permutation = [0, 2, 1, 3]" not in fused
+        assert f"tensor<{b}x{seq}x{nh}x{d}xf32> to tensor<" in fused  # Q, V tiles in place
+    out = strata.compile(m, threads=threads)(x)
+    assert_close(out, multi_head_reference(x, nh, d, scale=scale, causal=causal),
+                 reduction_length=max(seq, d), ops=8)
+
+
+@pytest.mark.parametrize("merge_output,split_q", [(False, True), (True, False)])
+def test_multi_head_form_in_part(merge_output, split_q):
+    """Only some of Q, V and the output are head-split views: those are read or written in
+    place, the others as heads-first tensors."""
+    b, seq, nh, d = 2, 9, 3, 4
+    (x,) = inputs([(b, seq, 3 * nh * d)])
+    m = strata.Module()
+    f = m.function("mha", x=strata.TensorSpec(x.shape))
+    f.ret(multi_head(f.args[0], nh, d, scale=0.5, merge_output=merge_output, split_q=split_q))
+    fused = str(strata.compile(m, compile_to="fused", threads=2))
+    assert "linalg.softmax" not in fused
+    out = strata.compile(m, threads=2)(x)
+    assert_close(out, multi_head_reference(x, nh, d, scale=0.5, merge_output=merge_output,
+                                           split_q=split_q), reduction_length=seq, ops=8)

@@ -4,18 +4,22 @@ Matches, on linalg on tensors (after strata-to-linalg), the ops a user's
 ``softmax(q @ k.T * s [+ mask]) @ v`` lowers to, 2-d or 3-d (heads first), f32,
 static shapes:
 
-    %kt = linalg.transpose ins(%k) permutation = [0, 2, 1]
     %s  = linalg.batch_matmul ins(%q, %kt) outs(fill 0)                    // H x SQ x SK
     %x  = linalg.generic {parallel} ins(%s, %c : tensor<f32>) { mulf | divf }  (optional)
     %y  = linalg.generic {parallel} ins(%x, %mask : SQ x SK) { addf }          (optional)
     %p  = linalg.softmax dimension(2) ins(%y)
     %o  = linalg.batch_matmul ins(%p, %v) outs(fill 0)                     // H x SQ x DV
   =>
-    %kT = linalg.transpose %k permutation = [0, 2, 1]
     %o  = scf.forall (%h, %t) in (H, SQ / BQ) shared_outs(...) {    // scf.for when sequential
             scf.for over key tiles iter_args(max, sum, acc) { online softmax update }
           }
 
+``%kt`` (H x D x SK) is whatever the program made it: ``linalg.transpose %k
+[0, 2, 1]`` from ``k.T``, or the head-splitting transpose ``[0, 2, 3, 1]`` of a
+PyTorch multi-head attention, collapsed. The scale, mask and softmax may also be
+4-d, (batch, heads, SQ, SK), between an ``expand_shape`` of the scores and a
+``collapse_shape`` of the probabilities that split and merge batch x heads (as
+PyTorch's attention decomposes): the kernel then runs on the merged heads.
 (the loop nest: passes/fusion/attention_kernel.py). No SQ x SK tensor is left:
 per (head, query tile) there is one pass over K and V, BQ x BK scores at a time.
 The mask, before or after the scale, must be the constant causal mask (0 where
@@ -30,7 +34,9 @@ and L2 size), or from ``block-q``/``block-k``, or per attention from autotuning'
 the tiles' matmuls and row reductions are static ops that
 strata-vectorize tiles for registers like any other (never BLAS calls:
 strata-fuse leaves matmuls inside loops to generated code). The loop nest runs on
-threads (``scf.forall``) from ``parallel-flops``. ``report=true`` (strata-fuse's
+threads (``scf.forall``) from ``parallel-flops`` (2 threads were faster than one at
+every size measured, from 1 head x 64 x 64 x 32: 38 -> 34 us, to 32 heads: 441 -> 184
+us; the default keeps the one-thread form for what is smaller). ``report=true`` (strata-fuse's
 ``report=true`` in the pipelines) says what was fused, or why a softmax feeding
 a matmul was not, as a remark at the softmax's location.
 """
@@ -44,7 +50,7 @@ from mlir import ir
 
 from ..codegen.host import cache_bytes, f32_lanes
 from .base import Pass, collect_ops, option, threads_option, zero_filled
-from .fusion.attention_kernel import AttentionShape, kernel_text
+from .fusion.attention_kernel import AttentionShape, Layout, kernel_text
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import attention_signature, parse_tuned
 
@@ -182,29 +188,49 @@ class _Match:
     pv: ir.Operation
     ops: list  # the unfused ops, consumer first
     q: ir.Value
-    k: ir.Value
+    kt: ir.Value  # H x D x SK (2-d: D x SK)
     v: ir.Value
     shape: AttentionShape
     rank: int
     scale: float
     causal: bool
+    layout: Layout = Layout()
+    result: ir.Operation | None = None  # whose result the kernel's replaces (None: pv's)
+
+
+def _heads_merged(op, rank: int) -> bool:
+    """A collapse/expand_shape between rank ``rank`` (>= 3) and 3 that merges the leading
+    (batch, head) dims into one: ``[[0, .., rank - 3], [rank - 2], [rank - 1]]``."""
+    groups = [[ir.IntegerAttr(i).value for i in ir.ArrayAttr(g)]
+              for g in ir.ArrayAttr(op.attributes["reassociation"])]
+    return groups == [list(range(rank - 2)), [rank - 2], [rank - 1]]
 
 
 def match(softmax) -> _Match:
     """The attention pattern around ``softmax``, or raises _NoMatch saying why not."""
     res = softmax.results[0]
     rank = ir.RankedTensorType(res.type).rank
-    if rank not in (2, 3):
-        raise _NoMatch(f"rank {rank} (2 or 3 is fused)")
+    if rank < 2:
+        raise _NoMatch(f"rank {rank} (2 or more is fused)")
     if ir.IntegerAttr(softmax.attributes["dimension"]).value != rank - 1:
         raise _NoMatch("softmax is not over the last dim")
-    pv = _single_user(res, "softmax")
-    mm = "linalg.batch_matmul" if rank == 3 else "linalg.matmul"
-    if pv.name != mm or pv.operands[0] != res:
+    mm_rank = min(rank, 3)  # more than one leading dim: they are merged into one for the matmuls
+    mm = "linalg.batch_matmul" if mm_rank == 3 else "linalg.matmul"
+    pv, p = _single_user(res, "softmax"), res
+    ops = []
+    if rank > 3:  # (batch, heads, SQ, SK) probabilities collapsed to (batch * heads, SQ, SK)
+        if pv.name != "tensor.collapse_shape" or not _heads_merged(pv, rank):
+            raise _NoMatch("the softmax does not feed a matmul, nor a collapse of its leading "
+                           "dims into one")
+        ops.append(pv)
+        p = pv.results[0]
+        pv = _single_user(p, "collapsed softmax")
+    if pv.name != mm or pv.operands[0] != p:
         raise _NoMatch("softmax does not feed the left operand of a matmul")
     if not _plain_maps(pv) or not zero_filled(pv.operands[2]):
         raise _NoMatch("the second matmul is not a plain one into zeros")
-    ops = [pv, softmax]
+    ops[:0] = [pv]
+    ops.append(softmax)
     x = softmax.operands[0]
     scale, causal, scaled = 1.0, False, False
     sq_sk = _static_f32(x, rank)[-2:]
@@ -222,23 +248,85 @@ def match(softmax) -> _Match:
         else:
             scaled, (x, scale) = True, found
         prod = _producer(x)
+    if rank > 3 and prod is not None and prod.name == "tensor.expand_shape" and \
+            _heads_merged(prod, rank):  # scores of (batch * heads) matmuls, split again
+        _single_user(x, "scores")
+        ops.append(prod)
+        x = prod.operands[0]
+        prod = _producer(x)
     if prod is None or prod.name != mm or not _plain_maps(prod) or not zero_filled(prod.operands[2]):
         raise _NoMatch("the softmax input is not a matmul into zeros")
     _single_user(x, "scores")
     ops.append(prod)
-    q, kt = prod.operands[0], prod.operands[1]
-    tr = _producer(kt, "linalg.transpose")
-    perm = [0, 2, 1] if rank == 3 else [1, 0]
-    if tr is None or list(ir.DenseI64ArrayAttr(tr.attributes["permutation"])) != perm:
-        raise _NoMatch("the scores' right operand is not a transposed K")
-    k, v = tr.operands[0], pv.operands[1]
-    qs, ks, vs = (_static_f32(val, rank) for val in (q, k, v))
-    if rank == 2:
-        qs, ks, vs = [1] + qs, [1] + ks, [1] + vs
-    shape = AttentionShape(qs[0], qs[1], ks[1], qs[2], vs[2])
-    if ks[0] != shape.heads or vs[0] != shape.heads or ks[2] != shape.d or vs[1] != shape.sk:
-        raise _NoMatch("Q, K and V shapes disagree")
-    return _Match(softmax, pv, ops, q, k, v, shape, rank, scale, causal)
+    q, kt, v = prod.operands[0], prod.operands[1], pv.operands[1]
+    qs, kts, vs = (_static_f32(val, mm_rank) for val in (q, kt, v))
+    if mm_rank == 2:
+        qs, kts, vs = [1] + qs, [1] + kts, [1] + vs
+    shape = AttentionShape(qs[0], qs[1], kts[2], qs[2], vs[2])
+    if kts[0] != shape.heads or vs[0] != shape.heads or kts[1] != shape.d or \
+            vs[1] != shape.sk:
+        raise _NoMatch("Q, Kᵀ and V shapes disagree")
+    if mm_rank == 3:
+        return _with_head_views(_Match(softmax, pv, ops, q, kt, v, shape, mm_rank, scale,
+                                       causal))
+    return _Match(softmax, pv, ops, q, kt, v, shape, mm_rank, scale, causal)
+
+
+def _split_heads(value):
+    """``(x, NH)`` when ``value`` (H x rows x cols) is ``x`` (B x rows x NH x cols, static
+    f32) made heads-first: ``collapse_shape [[0, 1], [2], [3]]`` of ``linalg.transpose
+    [0, 2, 1, 3]``; else None."""
+    collapse = _producer(value, "tensor.collapse_shape")
+    if collapse is None or not _heads_merged(collapse, 4):
+        return None
+    tr = _producer(collapse.operands[0], "linalg.transpose")
+    if tr is None or list(ir.DenseI64ArrayAttr(tr.attributes["permutation"])) != [0, 2, 1, 3]:
+        return None
+    x = tr.operands[0]
+    try:
+        return x, _static_f32(x, 4)[2]
+    except _NoMatch:
+        return None
+
+
+def _merged_heads(pv):
+    """The ``linalg.transpose [0, 2, 1, 3]`` of the ``expand_shape [[0, 1], [2], [3]]``
+    of ``pv``'s result (each the other's only user): the (B, SQ, NH, DV) output, or None."""
+    results = list(pv.results[0].uses)
+    if len(results) != 1 or _owner_name(results[0]) != "tensor.expand_shape":
+        return None
+    expand = results[0].owner.operation
+    if not _heads_merged(expand, 4) or len(list(expand.results[0].uses)) != 1:
+        return None
+    user = next(iter(expand.results[0].uses))
+    if _owner_name(user) != "linalg.transpose":
+        return None
+    tr = user.owner.operation
+    if list(ir.DenseI64ArrayAttr(tr.attributes["permutation"])) != [0, 2, 1, 3]:
+        return None
+    return tr
+
+
+def _with_head_views(m: _Match) -> _Match:
+    """``m`` reading Q and V, and writing the output, where PyTorch's multi-head attention
+    keeps them, (batch, seq, heads, dim), when the heads-first tensors are transposed
+    copies of those (Layout): each copy is then not made."""
+    views, split = {}, 0
+    for which, value in (("q", m.q), ("v", m.v)):
+        found = _split_heads(value)
+        if found is not None and (not split or found[1] == split):
+            views[which], split = found[0], found[1]
+    out = _merged_heads(m.pv)
+    if out is not None:
+        nh = ir.RankedTensorType(out.results[0].type).shape[2]
+        if not split or nh == split:
+            views["o"], split = out, nh
+    if not views or m.shape.heads % split:
+        return m
+    ops = ([views["o"], views["o"].operands[0].owner.operation] if "o" in views else []) + m.ops
+    return _Match(m.softmax, m.pv, ops, views.get("q", m.q), m.kt, views.get("v", m.v),
+                  m.shape, m.rank, m.scale, m.causal, Layout(split, frozenset(views)),
+                  views.get("o"))
 
 
 def choose_tiles(shape: AttentionShape, threads: int, lanes: int | None = None,
@@ -275,12 +363,12 @@ def _with_location(text: str, loc: str) -> str:
 
 def splice(m: _Match, bq: int, bk: int, threads: int) -> ir.Value:
     """Builds the fused kernel before the matched consumer; returns its result."""
-    text = kernel_text(m.shape, bq, bk, m.scale, m.causal, threads, m.rank)
+    text = kernel_text(m.shape, bq, bk, m.scale, m.causal, threads, m.rank, layout=m.layout)
     text = _with_location(text, str(m.softmax.location))
     parsed = ir.Module.parse(text, context=m.softmax.context)
     fn = next(op for op in parsed.body.operations if op.operation.name == "func.func")
     block = fn.regions[0].blocks[0]
-    for arg, val in zip(block.arguments, (m.q, m.k, m.v), strict=True):
+    for arg, val in zip(block.arguments, (m.q, m.kt, m.v), strict=True):
         arg.replace_all_uses_with(val)
     body = [o.operation for o in block.operations]
     result = body[-1].operands[0]
@@ -308,7 +396,8 @@ def _erase_dead(ops):
             for v in op.operands:
                 p = _producer(v)
                 if p is None or is_dead(p) or p.name not in (
-                        "linalg.fill", "tensor.empty", "arith.constant", "linalg.transpose"):
+                        "linalg.fill", "tensor.empty", "arith.constant", "linalg.transpose",
+                        "tensor.collapse_shape", "tensor.expand_shape"):
                     continue
                 if all(is_dead(user(u)) for r in p.results for u in r.uses):
                     dead.append(p)
@@ -326,7 +415,7 @@ class AttentionPass(Pass):
     block_q: int = option(0, min=0, help="Query rows per tile (0: from the host)")
     block_k: int = option(0, min=0, help="Keys per tile (0: from the host's vector width and L2)")
     report: bool = option(False, help="Say what was fused, and why not, as remarks")
-    parallel_flops: int = option(1 << 25, min=1,
+    parallel_flops: int = option(1 << 19, min=1,
                                  help="Fewest flops of an attention run on threads")
     tuned: str = option("", pattern=TUNED_PATTERN, form="SIG:KNOBS[,SIG:KNOBS] (passes/tuning.py)",
                         help="Per-attention tiles of autotuning (bq/bk knobs), overriding block-q/block-k")
@@ -340,7 +429,8 @@ class AttentionPass(Pass):
             try:
                 m = match(sm)
             except _NoMatch as e:
-                if self.report and any(_owner_name(u) in ("linalg.matmul", "linalg.batch_matmul")
+                if self.report and any(_owner_name(u) in ("linalg.matmul", "linalg.batch_matmul",
+                                                          "tensor.collapse_shape")
                                        for u in sm.results[0].uses):
                     self.remark(sm, f"strata-attention: not fused: {e}")
                 continue
@@ -352,7 +442,7 @@ class AttentionPass(Pass):
             bq = min(config.get("block_q") or self.block_q or bq, s.sq)
             bk = min(config.get("block_k") or self.block_k or bk, s.sk)
             value = splice(m, bq, bk, threads)
-            m.pv.results[0].replace_all_uses_with(value)
+            (m.result or m.pv).results[0].replace_all_uses_with(value)
             _erase_dead(m.ops)
             if self.report:
                 mode = f"scf.forall on {threads} threads" if threads > 1 else "sequential"

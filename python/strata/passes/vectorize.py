@@ -418,15 +418,28 @@ _UNPACK_DEST = "strata.unpack_dest"
 
 
 def _mark_zero_init(op):
-    """Marks the ``linalg.fill`` that makes C (a packed matmul's output) when the
-    matmul is its only user; returns it, or None."""
-    c = op.operands[len(op.operands) - 1]
+    """Marks the ``linalg.fill`` that makes C (a packed matmul's output); returns it, or
+    None. A fill that CSE shares with other ops (two 256x256 matmuls into one zero
+    fill) is first cloned, with its ``tensor.empty``, for this matmul alone: the shared
+    one would be copied into C's buffer before the unpack overwrites it."""
+    index = len(op.operands) - 1
+    c = op.operands[index]
     owner = c.owner
-    if not isinstance(owner, ir.OpView) or owner.operation.name != "linalg.fill" or \
-            len(list(c.uses)) != 1:
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "linalg.fill":
         return None
-    owner.operation.attributes[_UNPACK_DEST] = ir.UnitAttr.get()
-    return owner
+    fill = owner.operation
+    if len(list(c.uses)) != 1:
+        init = fill.operands[len(fill.operands) - 1]
+        with ir.InsertionPoint(op):
+            empty = init.owner.clone() if getattr(init.owner, "name", None) == "tensor.empty" \
+                else None
+            own = fill.clone()
+            if empty is not None:
+                own.operands[len(own.operands) - 1] = empty.results[0]
+        op.operands[index] = own.results[0]
+        fill = own
+    fill.attributes[_UNPACK_DEST] = ir.UnitAttr.get()
+    return fill
 
 
 def _drop_overwritten_fill(module) -> None:

@@ -1,11 +1,12 @@
 """The fused attention loop nest that strata-attention puts in place of the unfused ops.
 
 ``kernel_text(shape, tiles, ...)`` is a ``func.func`` on tensors computing
-``softmax(Q Kᵀ · scale [masked]) V`` for ``H`` heads (Q: H x SQ x D, K: H x SK x D,
+``softmax(Q Kᵀ · scale [masked]) V`` for ``H`` heads (Q: H x SQ x D, Kᵀ: H x D x SK,
 V: H x SK x DV) with an online softmax: no SQ x SK intermediate exists. The pass
-parses it and moves its body in place of the matched ops (``splice_kernel``).
+parses it and moves its body in place of the matched ops (``splice_kernel``). It
+takes Kᵀ, the scores matmul's right operand as the user's program made it (a
+transpose of K, or a head-splitting transpose that also puts D before SK).
 
-    %kt = linalg.transpose %k permutation [0, 2, 1]          // H x D x SK, once
     scf.forall (%h, %t) in (H, SQ / BQ)                      // scf.for nest when threads = 1
       %q = Q[h, t*BQ : +BQ, :] * scale                       // BQ x D
       scf.for %kb iter_args(%m = -inf, %l = 0, %acc = 0) {   // key tiles of BK
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AttentionShape", "kernel_text"]
+__all__ = ["AttentionShape", "Layout", "kernel_text"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,31 @@ class AttentionShape:
     sk: int
     d: int
     dv: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where Q, V and the output live. Those named in ``views`` are (H / NH) x rows x NH
+    x cols with NH = ``split``: PyTorch's (batch, seq, heads, dim) before the transpose that
+    makes heads first (and after the one that undoes it, for the output). The kernel
+    reads and writes them there, so neither transposed copy is made. The others (all,
+    by default) are H x rows x cols."""
+
+    split: int = 0
+    views: frozenset = frozenset()  # of "q", "v", "o"
+
+    def type(self, which: str, s: AttentionShape, rows: int, cols: int) -> str:
+        if which in self.views:
+            return _t(s.heads // self.split, rows, self.split, cols)
+        return _t(s.heads, rows, cols)
+
+    def at(self, which: str, head: tuple, r0: str, rows: int, cols: int) -> str:
+        """Offsets, sizes and strides of rows ``r0 ..< r0 + rows`` of ``head`` (h, its
+        batch, its head within the batch)."""
+        h, b, n = head
+        if which in self.views:
+            return f"[{b}, {r0}, {n}, 0] [1, {rows}, 1, {cols}] [1, 1, 1, 1]"
+        return f"[{h}, {r0}, 0] [1, {rows}, {cols}] [1, 1, 1]"
 
 
 def _f(x: float) -> str:
@@ -66,15 +92,16 @@ def _t(*dims) -> str:
     return _T.format("x".join(str(d) for d in dims)) if dims else "tensor<f32>"
 
 
-def _step(w: _Writer, s: AttentionShape, bq: int, bk: int, q: str, h: str, k0: str,
-          q0: str | None, m: str, l: str, acc: str, causal: bool) -> tuple[str, str, str]:
+def _step(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, q: str,
+          head: tuple, k0: str, q0: str | None, m: str, l: str, acc: str,
+          causal: bool) -> tuple[str, str, str]:
     """One key tile of BK keys starting at ``k0`` for the BQ x D query tile ``q``:
     returns the new (m, l, acc). ``q0`` (with ``causal``) masks keys past each row."""
     kts, vs = w.fresh("kt"), w.fresh("v")
-    w(f"{kts} = tensor.extract_slice %kT[{h}, 0, {k0}] [1, {s.d}, {bk}] [1, 1, 1] : "
+    w(f"{kts} = tensor.extract_slice %kT[{head[0]}, 0, {k0}] [1, {s.d}, {bk}] [1, 1, 1] : "
       f"{_t(s.heads, s.d, s.sk)} to {_t(s.d, bk)}")
-    w(f"{vs} = tensor.extract_slice %vIn[{h}, {k0}, 0] [1, {bk}, {s.dv}] [1, 1, 1] : "
-      f"{_t(s.heads, s.sk, s.dv)} to {_t(bk, s.dv)}")
+    w(f"{vs} = tensor.extract_slice %vIn{layout.at('v', head, k0, bk, s.dv)} : "
+      f"{layout.type('v', s, s.sk, s.dv)} to {_t(bk, s.dv)}")
     se, sz, sm = w.fresh("se"), w.fresh("sz"), w.fresh("s")
     w(f"{se} = tensor.empty() : {_t(bq, bk)}")
     w(f"{sz} = linalg.fill ins(%zero : f32) outs({se} : {_t(bq, bk)}) -> {_t(bq, bk)}")
@@ -145,14 +172,14 @@ def _step(w: _Writer, s: AttentionShape, bq: int, bk: int, q: str, h: str, k0: s
     return mn, ln, accn
 
 
-def _query_tile(w: _Writer, s: AttentionShape, bq: int, bk: int, h: str, q0: str,
-                scale: float, causal: bool) -> str:
-    """The BQ x DV output tile of the query rows ``q0 ..< q0 + BQ`` of head ``h``."""
+def _query_tile(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, head: tuple,
+                q0: str, scale: float, causal: bool) -> str:
+    """The BQ x DV output tile of the query rows ``q0 ..< q0 + BQ`` of ``head``."""
     qs, qsc = w.fresh("qs"), w.fresh("q")
     w(f"%rowE{bq} = tensor.empty() : {_t(bq)}")
     w(f"%accE{bq} = tensor.empty() : {_t(bq, s.dv)}")
-    w(f"{qs} = tensor.extract_slice %qIn[{h}, {q0}, 0] [1, {bq}, {s.d}] [1, 1, 1] : "
-      f"{_t(s.heads, s.sq, s.d)} to {_t(bq, s.d)}")
+    w(f"{qs} = tensor.extract_slice %qIn{layout.at('q', head, q0, bq, s.d)} : "
+      f"{layout.type('q', s, s.sq, s.d)} to {_t(bq, s.d)}")
     qe = w.fresh("qe")
     w(f"{qe} = tensor.empty() : {_t(bq, s.d)}")
     w(f"{qsc} = linalg.generic {{indexing_maps = [#id2, #id2], iterator_types = "
@@ -185,7 +212,7 @@ def _query_tile(w: _Writer, s: AttentionShape, bq: int, bk: int, h: str, q0: str
           f"{l} = {state[1]}, {a} = {state[2]}) -> ({_t(bq)}, {_t(bq)}, {_t(bq, s.dv)}) {{")
         k0 = w.fresh("k0")
         w(f"{k0} = arith.muli {kb}, %cbk{bk} : index")
-        out = _step(w, s, bq, bk, qsc, h, k0, q0, m, l, a, causal)
+        out = _step(w, s, layout, bq, bk, qsc, head, k0, q0, m, l, a, causal)
         w(f"scf.yield {out[0]}, {out[1]}, {out[2]} : {_t(bq)}, {_t(bq)}, {_t(bq, s.dv)}")
         w("}")
         state = (f"{res}#0", f"{res}#1", f"{res}#2")
@@ -193,7 +220,7 @@ def _query_tile(w: _Writer, s: AttentionShape, bq: int, bk: int, h: str, q0: str
     if rk:  # the last SK % BK keys (with ``causal``, rows that see none of them get p = 0)
         k0 = w.fresh("k0")
         w(f"{k0} = arith.constant {n_full * bk} : index")
-        state = _step(w, s, bq, rk, qsc, h, k0, q0, *state, causal)
+        state = _step(w, s, layout, bq, rk, qsc, head, k0, q0, *state, causal)
     o = w.fresh("o")
     w(f"{o} = linalg.generic {{indexing_maps = [#id2, #row, #id2], iterator_types = "
       f"[\"parallel\", \"parallel\"]}} ins({state[2]}, {state[1]} : {_t(bq, s.dv)}, {_t(bq)}) "
@@ -206,24 +233,27 @@ def _query_tile(w: _Writer, s: AttentionShape, bq: int, bk: int, h: str, q0: str
 
 
 def kernel_text(s: AttentionShape, bq: int, bk: int, scale: float, causal: bool = False,
-                threads: int = 1, rank: int = 3, name: str = "attention") -> str:
-    """The fused kernel as a ``func.func @name(%q, %k, %v)`` on f32 tensors: 3-d
-    (heads first), or 2-d with ``rank=2`` (one head, ``s.heads == 1``)."""
+                threads: int = 1, rank: int = 3, name: str = "attention",
+                layout: Layout = Layout()) -> str:
+    """The fused kernel as a ``func.func @name(%q, %kT, %v)`` on f32 tensors: 3-d
+    (heads first, or as ``layout`` says), or 2-d with ``rank=2`` (one head,
+    ``s.heads == 1``)."""
     w = _Writer()
-    o_type = _t(s.heads, s.sq, s.dv)
+    o_type = layout.type("o", s, s.sq, s.dv)
     w("#id1 = affine_map<(d0) -> (d0)>")
     w("#id2 = affine_map<(d0, d1) -> (d0, d1)>")
     w("#row = affine_map<(d0, d1) -> (d0)>")
-    shapes = {"q": (s.sq, s.d), "k": (s.sk, s.d), "v": (s.sk, s.dv)}
+    shapes = {"qIn": (s.sq, s.d), "kT": (s.d, s.sk), "vIn": (s.sk, s.dv)}
     if rank == 2:
-        w(f"func.func @{name}(%q2: {_t(*shapes['q'])}, %k2: {_t(*shapes['k'])}, "
-          f"%v2: {_t(*shapes['v'])}) -> {_t(s.sq, s.dv)} {{")
+        w(f"func.func @{name}(%qIn2: {_t(*shapes['qIn'])}, %kT2: {_t(*shapes['kT'])}, "
+          f"%vIn2: {_t(*shapes['vIn'])}) -> {_t(s.sq, s.dv)} {{")
         for n, shape in shapes.items():
-            w(f"%{n}In = tensor.expand_shape %{n}2 [[0, 1], [2]] output_shape [1, {shape[0]}, "
+            w(f"%{n} = tensor.expand_shape %{n}2 [[0, 1], [2]] output_shape [1, {shape[0]}, "
               f"{shape[1]}] : {_t(*shape)} into {_t(1, *shape)}")
     else:
-        w(f"func.func @{name}(%qIn: {_t(s.heads, *shapes['q'])}, %kIn: {_t(s.heads, *shapes['k'])}, "
-          f"%vIn: {_t(s.heads, *shapes['v'])}) -> {o_type} {{")
+        w(f"func.func @{name}(%qIn: {layout.type('q', s, *shapes['qIn'])}, "
+          f"%kT: {_t(s.heads, *shapes['kT'])}, %vIn: {layout.type('v', s, *shapes['vIn'])}) "
+          f"-> {o_type} {{")
     w("%c0 = arith.constant 0 : index")
     w("%c1 = arith.constant 1 : index")
     w("%zero = arith.constant 0.000000e+00 : f32")
@@ -231,9 +261,6 @@ def kernel_text(s: AttentionShape, bq: int, bk: int, scale: float, causal: bool 
     w(f"%scale = arith.constant {_f(scale)} : f32")
     for b in sorted({bk, s.sk % bk} - {0}):
         w(f"%cbk{b} = arith.constant {b} : index")
-    w(f"%ktE = tensor.empty() : {_t(s.heads, s.d, s.sk)}")
-    w(f"%kT = linalg.transpose ins(%kIn : {_t(s.heads, s.sk, s.d)}) outs(%ktE : "
-      f"{_t(s.heads, s.d, s.sk)}) permutation = [0, 2, 1]")
     w(f"%out0 = tensor.empty() : {o_type}")
     out = "%out0"
     n_full, rq = s.sq // bq, s.sq % bq
@@ -256,17 +283,23 @@ def kernel_text(s: AttentionShape, bq: int, bk: int, scale: float, causal: bool 
               f"-> ({o_type}) {{")
         q0 = w.fresh("q0")
         w(f"{q0} = affine.apply affine_map<(d0) -> (d0 * {rows} + {first})>({t})")
-        tile = _query_tile(w, s, rows, bk, h, q0, scale, causal)
+        head = (h, None, None)
+        if layout.views:
+            head = (h, w.fresh("b"), w.fresh("n"))
+            w(f"{head[1]} = affine.apply affine_map<(d0) -> (d0 floordiv {layout.split})>({h})")
+            w(f"{head[2]} = affine.apply affine_map<(d0) -> (d0 mod {layout.split})>({h})")
+        tile = _query_tile(w, s, layout, rows, bk, head, q0, scale, causal)
+        where = layout.at("o", head, q0, rows, s.dv)
         if threads > 1:
             w("scf.forall.in_parallel {")
-            w(f"tensor.parallel_insert_slice {tile} into {dst}[{h}, {q0}, 0] [1, {rows}, {s.dv}] "
-              f"[1, 1, 1] : {_t(rows, s.dv)} into {o_type}")
+            w(f"tensor.parallel_insert_slice {tile} into {dst}{where} : {_t(rows, s.dv)} into "
+              f"{o_type}")
             w("}")
             w("}")
         else:
             ins = w.fresh("ins")
-            w(f"{ins} = tensor.insert_slice {tile} into {dst2}[{h}, {q0}, 0] [1, {rows}, {s.dv}] "
-              f"[1, 1, 1] : {_t(rows, s.dv)} into {o_type}")
+            w(f"{ins} = tensor.insert_slice {tile} into {dst2}{where} : {_t(rows, s.dv)} into "
+              f"{o_type}")
             w(f"scf.yield {ins} : {o_type}")
             w("}")
             w(f"scf.yield {inner} : {o_type}")
