@@ -149,7 +149,7 @@ func.func @other_mask(%q: tensor<2x2xf32>, %k: tensor<2x2xf32>, %v: tensor<2x2xf
     %a = arith.addf %in, %m : f32
     linalg.yield %a : f32
   } -> tensor<2x2xf32>
-  // expected-remark@+1 {{strata-attention: not fused: the softmax input is not (scaled, causally masked) scores of a matmul}}
+  // expected-remark@+1 {{strata-attention: not fused: the softmax input is not (scaled, masked) scores of a matmul}}
   %5 = linalg.softmax dimension(1) ins(%4 : tensor<2x2xf32>) outs(%0 : tensor<2x2xf32>) -> tensor<2x2xf32>
   %8 = linalg.matmul ins(%5, %v : tensor<2x2xf32>, tensor<2x2xf32>) outs(%2 : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %8 : tensor<2x2xf32>
@@ -258,6 +258,86 @@ func.func @four_d_no_merge(%s: tensor<2x2x4x4xf32>, %v: tensor<4x4x4xf32>) -> te
     linalg.yield %in : f32
   } -> tensor<2x2x4x4xf32>
   return %y : tensor<2x2x4x4xf32>
+}
+
+// -----
+
+// A runtime mask (PyTorch's masked_fill(~mask, -inf) of a bool buffer, stored as i8)
+// after the scale: fused, the mask a fourth input of the kernel, read by tiles and
+// applied to each tile of scores; the exponentials are guarded for rows that see no
+// key in a tile.
+// CHECK-LABEL: func.func @runtime_mask
+// CHECK-SAME: (%{{.+}}: tensor<2x6x4xf32>, %{{.+}}: tensor<2x4x6xf32>, %{{.+}}: tensor<2x6x4xf32>, %[[M:.+]]: tensor<6x6xi8>)
+// CHECK: scf.for
+// CHECK: %[[MT:.+]] = tensor.extract_slice %[[M]][%{{.+}}, %{{.+}}] [4, 4] [1, 1] : tensor<6x6xi8> to tensor<4x4xi8>
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %[[MT]] : tensor<4x4xf32>, tensor<4x4xi8>)
+// CHECK: arith.cmpi ne, %{{.+}}, %{{.+}} : i8
+// CHECK: arith.select %{{.+}}, %{{.+}}, %{{.+}} : f32
+// CHECK: arith.cmpf oeq
+// CHECK-NOT: linalg.softmax
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+#m3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#m3s = affine_map<(d0, d1, d2) -> ()>
+#m3k = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @runtime_mask(%q: tensor<2x6x4xf32>, %kt: tensor<2x4x6xf32>, %v: tensor<2x6x4xf32>, %mask: tensor<6x6xi8>) -> tensor<2x6x4xf32> {
+  %half = arith.constant dense<5.000000e-01> : tensor<f32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %c0_i8 = arith.constant 0 : i8
+  %e = tensor.empty() : tensor<2x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x6x4xf32>, tensor<2x4x6xf32>) outs(%z : tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %x = linalg.generic {indexing_maps = [#m3, #m3s, #m3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %half : tensor<2x6x6xf32>, tensor<f32>) outs(%e : tensor<2x6x6xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x6x6xf32>
+  %y = linalg.generic {indexing_maps = [#m3k, #m3s, #m3, #m3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mask, %ninf, %x : tensor<6x6xi8>, tensor<f32>, tensor<2x6x6xf32>) outs(%e : tensor<2x6x6xf32>) {
+  ^bb0(%m: i8, %n: f32, %in: f32, %out: f32):
+    %b = arith.cmpi ne, %m, %c0_i8 : i8
+    %r = arith.select %b, %n, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x6x6xf32>
+  // expected-remark@+1 {{strata-attention: fused 2x6x6 attention (head dim 4, scale 0.5, masked where the i8 mask is nonzero): tiles 4 queries x 4 keys, sequential, no 6x6 scores in memory}}
+  %p = linalg.softmax dimension(2) ins(%y : tensor<2x6x6xf32>) outs(%e : tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %e2 = tensor.empty() : tensor<2x6x4xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x6x6xf32>, tensor<2x6x4xf32>) outs(%z2 : tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  return %o : tensor<2x6x4xf32>
+}
+
+// -----
+
+// A negative scale applied after a mask would turn its -inf into +inf: not fused.
+// CHECK-LABEL: func.func @negative_scale_after_mask
+// CHECK: linalg.softmax
+#n3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#n3s = affine_map<(d0, d1, d2) -> ()>
+#n3k = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @negative_scale_after_mask(%q: tensor<1x4x2xf32>, %kt: tensor<1x2x4xf32>, %v: tensor<1x4x2xf32>, %mask: tensor<4x4xi1>) -> tensor<1x4x2xf32> {
+  %neg = arith.constant dense<-5.000000e-01> : tensor<f32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<1x4x2xf32>, tensor<1x2x4xf32>) outs(%z : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#n3k, #n3, #n3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%mask, %s : tensor<4x4xi1>, tensor<1x4x4xf32>) outs(%e : tensor<1x4x4xf32>) {
+  ^bb0(%m: i1, %in: f32, %out: f32):
+    %r = arith.select %m, %in, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4xf32>
+  %x = linalg.generic {indexing_maps = [#n3, #n3s, #n3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y, %neg : tensor<1x4x4xf32>, tensor<f32>) outs(%e : tensor<1x4x4xf32>) {
+  ^bb0(%in: f32, %c: f32, %out: f32):
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4xf32>
+  // expected-remark@+1 {{strata-attention: not fused: a scale of -0.5 (not positive) after a mask}}
+  %p = linalg.softmax dimension(2) ins(%x : tensor<1x4x4xf32>) outs(%e : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x4x2xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<1x4x4xf32>, tensor<1x4x2xf32>) outs(%z2 : tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
+  return %o : tensor<1x4x2xf32>
 }
 
 // -----

@@ -266,3 +266,80 @@ def test_multi_head_form_in_part(merge_output, split_q):
     out = strata.compile(m, threads=2)(x)
     assert_close(out, multi_head_reference(x, nh, d, scale=0.5, merge_output=merge_output,
                                            split_q=split_q), reduction_length=seq, ops=8)
+
+
+def masked_reference(q, k, v, scale, keep):
+    """float64 softmax(q kᵀ · scale, -inf where not ``keep``) v; a row that keeps no key is
+    NaN (0 / 0), as numpy's and PyTorch's softmax of all -inf is."""
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * scale
+    s = np.where(keep, s, -np.inf)
+    with np.errstate(invalid="ignore"):
+        p = np.exp(s - s.max(-1, keepdims=True))
+        return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+MASKS = {  # SQ x SK -> the keys each query keeps
+    "causal": lambda sq, sk: np.tril(np.ones((sq, sk), bool)),
+    "padding": lambda sq, sk: np.broadcast_to(np.arange(sk) < sk - sk // 3, (sq, sk)),
+    "random": lambda sq, sk: np.random.default_rng(1).random((sq, sk)) < 0.6,
+    "first-tile-masked": lambda sq, sk: np.broadcast_to(np.arange(sk) >= min(sk - 1, 20),
+                                                        (sq, sk)),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("kind", list(MASKS))
+@pytest.mark.parametrize("heads,seq,d,as_bool,keep_where_true", [
+    (2, 7, 5, True, True), (3, 33, 8, False, True), (2, 70, 16, True, False)])
+def test_runtime_mask(heads, seq, d, as_bool, keep_where_true, kind, threads):
+    """A mask given at run time (PyTorch's ``masked_fill(~mask, -inf)`` of a buffer), as a
+    bool or an integer tensor, either polarity: fused with the mask as a kernel input.
+    Rows whose first key tiles are all masked ("first-tile-masked", 16-key tiles) must not
+    turn to NaN."""
+    keep = MASKS[kind](seq, seq)
+    scale = 1.0 / math.sqrt(d)
+    m = strata.Module()
+    given = keep if keep_where_true else ~keep
+    mask_spec = strata.TensorSpec((seq, seq), "i1" if as_bool else "i32")
+    f = m.function("attn", q=strata.TensorSpec((heads, seq, d)),
+                   k=strata.TensorSpec((heads, seq, d)), v=strata.TensorSpec((heads, seq, d)),
+                   mask=mask_spec)
+    q, k, v, mask = f.args
+    s = (q @ strata.transpose(k, [0, 2, 1])) * scale
+    cond = mask if as_bool else (mask != 0)
+    ninf = strata.constant(np.array(-np.inf, np.float32))
+    s = strata.where(cond, s, ninf) if keep_where_true else strata.where(cond, ninf, s)
+    f.ret(strata.softmax(s) @ v)
+    fused = str(strata.compile(m, compile_to="fused", threads=threads))
+    assert "linalg.softmax" not in fused and "linalg.batch_matmul" not in fused
+    qa, ka, va = inputs([(heads, seq, d)] * 3)
+    mask_arg = given if as_bool else given.astype(np.int32)
+    prog = strata.compile(m, threads=threads)
+    out = prog(qa, ka, va, mask_arg)
+    assert_close(out, masked_reference(qa, ka, va, scale, keep), reduction_length=max(seq, d),
+                 ops=8)
+
+
+def test_runtime_mask_with_tiles_past_first(monkeypatch):
+    """Small key tiles (block-k 4) so that rows see nothing in several tiles before their
+    first kept key; the guards keep every such tile from adding NaN."""
+    import strata.passes.attention as attention
+
+    monkeypatch.setenv("STRATA_CACHE", "0")
+    monkeypatch.setattr(attention, "choose_tiles", lambda shape, threads: (4, 4))
+    heads, seq, d = 2, 19, 4
+    keep = np.zeros((seq, seq), bool)
+    keep[:, -3:] = True  # only the last 3 keys: 4 whole tiles of nothing first
+    m = strata.Module()
+    f = m.function("attn", q=strata.TensorSpec((heads, seq, d)),
+                   k=strata.TensorSpec((heads, seq, d)), v=strata.TensorSpec((heads, seq, d)),
+                   mask=strata.TensorSpec((seq, seq), "i1"))
+    q, k, v, mask = f.args
+    s = q @ strata.transpose(k, [0, 2, 1])
+    f.ret(strata.softmax(strata.where(mask, s, strata.constant(np.array(-np.inf, np.float32))))
+          @ v)
+    assert "linalg.softmax" not in str(strata.compile(m, compile_to="fused"))
+    qa, ka, va = inputs([(heads, seq, d)] * 3)
+    out = strata.compile(m)(qa, ka, va, keep)
+    assert not np.isnan(out).any()
+    assert_close(out, masked_reference(qa, ka, va, 1.0, keep), reduction_length=seq, ops=8)

@@ -7,7 +7,8 @@ static shapes:
     %s  = linalg.batch_matmul ins(%q, %kt) outs(fill 0)                    // H x SQ x SK
     %x  = linalg.generic {parallel} ins(%s, %c : tensor<f32>) { mulf | divf }  (optional)
     %y  = linalg.generic {parallel} ins(%x, %mask : SQ x SK) { addf }          (optional)
-    %p  = linalg.softmax dimension(2) ins(%y)
+    %z  = linalg.generic {parallel} ins(%m : SQ x SK, %ninf, %y) { select }    (optional)
+    %p  = linalg.softmax dimension(2) ins(%z)
     %o  = linalg.batch_matmul ins(%p, %v) outs(fill 0)                     // H x SQ x DV
   =>
     %o  = scf.forall (%h, %t) in (H, SQ / BQ) shared_outs(...) {    // scf.for when sequential
@@ -22,9 +23,12 @@ PyTorch multi-head attention, collapsed. The scale, mask and softmax may also be
 PyTorch's attention decomposes): the kernel then runs on the merged heads.
 (the loop nest: passes/fusion/attention_kernel.py). No SQ x SK tensor is left:
 per (head, query tile) there is one pass over K and V, BQ x BK scores at a time.
-The mask, before or after the scale, must be the constant causal mask (0 where
+An added mask, before or after the scale, must be the constant causal mask (0 where
 key <= query, -inf above the diagonal); key tiles past a query tile are then
-skipped. Anything else stays on the unfused path: other dtypes (f16/bf16
+skipped. A selected mask is any SQ x SK bool (or integer) tensor known at run time,
+``select(m, -inf, x)`` or ``select(m, x, -inf)`` (PyTorch's ``masked_fill`` of a mask
+buffer): it becomes a fourth input of the kernel, read a tile at a time (Mask). A
+scale applied after a mask must be positive. Anything else stays on the unfused path: other dtypes (f16/bf16
 softmaxes run in f32 between casts, which this does not match), dynamic shapes,
 other masks, an intermediate with another user.
 
@@ -50,7 +54,7 @@ from mlir import ir
 
 from ..codegen.host import cache_bytes, f32_lanes
 from .base import Pass, collect_ops, option, threads_option, zero_filled
-from .fusion.attention_kernel import AttentionShape, Layout, kernel_text
+from .fusion.attention_kernel import AttentionShape, Layout, Mask, kernel_text
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import attention_signature, parse_tuned
 
@@ -182,6 +186,70 @@ def _causal_of(generic, sq, sk):
     return None
 
 
+def _is_neg_inf(value, generic) -> bool:
+    """``value`` (in ``generic``'s body) is -inf: a constant, or the block argument of a
+    0-d (splat) constant -inf operand."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        if owner != generic.regions[0].blocks[0]:
+            return False
+        c = _splat_scalar(generic.operands[value.arg_number])
+        return c is not None and c == -np.inf
+    op = owner.operation if hasattr(owner, "operation") else owner
+    if op.name != "arith.constant" or not isinstance(op.attributes["value"], ir.FloatAttr):
+        return False
+    return ir.FloatAttr(op.attributes["value"]).value == -np.inf
+
+
+def _is_zero_int(value) -> bool:
+    c = _producer(value, "arith.constant")
+    return c is not None and isinstance(c.attributes["value"], ir.IntegerAttr) and \
+        ir.IntegerAttr(c.attributes["value"]).value == 0
+
+
+def _select_mask_of(generic, sq, sk):
+    """``(x, mask, Mask)`` for the scores ``x`` of ``select(mask, -inf, x)`` or
+    ``select(mask, x, -inf)`` (for an integer mask, its ``!= 0`` or ``== 0``) where
+    ``mask`` is an SQ x SK tensor read the same by every head; else None."""
+    if generic.name != "linalg.generic" or not _all_parallel(generic) or \
+            len(generic.results) != 1:
+        return None
+    ops = _body_ops(generic)
+    body, block = ops[:-1], generic.regions[0].blocks[0]
+    if len(body) not in (1, 2) or body[-1].name != "arith.select" or \
+            ops[-1].operands[0] != body[-1].result:
+        return None
+    select = body[-1]
+    cond, where = select.operands[0], True
+    if len(body) == 2:  # an integer mask compared with 0
+        cmp = body[0]
+        if cmp.name != "arith.cmpi" or cond != cmp.result or not _is_zero_int(cmp.operands[1]):
+            return None
+        predicate = ir.IntegerAttr(cmp.attributes["predicate"]).value
+        if predicate not in (0, 1):  # eq, ne
+            return None
+        cond, where = cmp.operands[0], predicate == 1
+    n_in = len(generic.operands) - 1
+    args = list(block.arguments)
+    maps = [str(ir.AffineMapAttr(a).value)
+            for a in ir.ArrayAttr(generic.attributes["indexing_maps"])]
+    n = ir.RankedTensorType(generic.results[0].type).rank
+    if cond not in args[:n_in]:
+        return None
+    mask = generic.operands[cond.arg_number]
+    mt = ir.RankedTensorType(mask.type)
+    if not maps[cond.arg_number].endswith(f") -> (d{n - 2}, d{n - 1})") or \
+            list(mt.shape) != [sq, sk] or not isinstance(mt.element_type, ir.IntegerType):
+        return None
+    for data, inf, flip in ((select.operands[2], select.operands[1], False),
+                            (select.operands[1], select.operands[2], True)):
+        if data in args[:n_in] and maps[data.arg_number] == maps[-1] and \
+                _is_neg_inf(inf, generic):
+            return (generic.operands[data.arg_number], mask,
+                    Mask(str(mt.element_type), where != flip))
+    return None
+
+
 @dataclass
 class _Match:
     softmax: ir.Operation
@@ -196,6 +264,8 @@ class _Match:
     causal: bool
     layout: Layout = Layout()
     result: ir.Operation | None = None  # whose result the kernel's replaces (None: pv's)
+    mask: Mask | None = None
+    mask_value: ir.Value | None = None
 
 
 def _heads_merged(op, rank: int) -> bool:
@@ -232,19 +302,25 @@ def match(softmax) -> _Match:
     ops[:0] = [pv]
     ops.append(softmax)
     x = softmax.operands[0]
-    scale, causal, scaled = 1.0, False, False
+    scale, causal, scaled, selected = 1.0, False, False, None
     sq_sk = _static_f32(x, rank)[-2:]
     prod = _producer(x)
-    # a causal mask and a scale, in either order, between the scores and the softmax
+    # a causal mask, a runtime mask and a scale, in any order, between the scores and
+    # the softmax (walked from the softmax up: a scale met first is applied last)
     while prod is not None and prod.name == "linalg.generic":
         masked = None if causal else _causal_of(prod, *sq_sk)
-        found = None if scaled or masked is not None else _scale_of(prod)
-        if masked is None and found is None:
-            raise _NoMatch("the softmax input is not (scaled, causally masked) scores of a matmul")
+        chosen = None if selected or masked is not None else _select_mask_of(prod, *sq_sk)
+        found = None if scaled or masked is not None or chosen is not None else _scale_of(prod)
+        if masked is None and chosen is None and found is None:
+            raise _NoMatch("the softmax input is not (scaled, masked) scores of a matmul")
+        if found is None and scaled and scale <= 0:
+            raise _NoMatch(f"a scale of {scale:g} (not positive) after a mask")
         _single_user(x, "scaled or masked scores")
         ops.append(prod)
         if masked is not None:
             causal, x = True, masked
+        elif chosen is not None:
+            x, selected = chosen[0], chosen[1:]
         else:
             scaled, (x, scale) = True, found
         prod = _producer(x)
@@ -266,10 +342,10 @@ def match(softmax) -> _Match:
     if kts[0] != shape.heads or vs[0] != shape.heads or kts[1] != shape.d or \
             vs[1] != shape.sk:
         raise _NoMatch("Q, Kᵀ and V shapes disagree")
-    if mm_rank == 3:
-        return _with_head_views(_Match(softmax, pv, ops, q, kt, v, shape, mm_rank, scale,
-                                       causal))
-    return _Match(softmax, pv, ops, q, kt, v, shape, mm_rank, scale, causal)
+    mask_value, mask = selected or (None, None)
+    m = _Match(softmax, pv, ops, q, kt, v, shape, mm_rank, scale, causal, mask=mask,
+               mask_value=mask_value)
+    return _with_head_views(m) if mm_rank == 3 else m
 
 
 def _split_heads(value):
@@ -326,7 +402,7 @@ def _with_head_views(m: _Match) -> _Match:
     ops = ([views["o"], views["o"].operands[0].owner.operation] if "o" in views else []) + m.ops
     return _Match(m.softmax, m.pv, ops, views.get("q", m.q), m.kt, views.get("v", m.v),
                   m.shape, m.rank, m.scale, m.causal, Layout(split, frozenset(views)),
-                  views.get("o"))
+                  views.get("o"), m.mask, m.mask_value)
 
 
 def choose_tiles(shape: AttentionShape, threads: int, lanes: int | None = None,
@@ -363,12 +439,14 @@ def _with_location(text: str, loc: str) -> str:
 
 def splice(m: _Match, bq: int, bk: int, threads: int) -> ir.Value:
     """Builds the fused kernel before the matched consumer; returns its result."""
-    text = kernel_text(m.shape, bq, bk, m.scale, m.causal, threads, m.rank, layout=m.layout)
+    text = kernel_text(m.shape, bq, bk, m.scale, m.causal, threads, m.rank, layout=m.layout,
+                       mask=m.mask)
     text = _with_location(text, str(m.softmax.location))
     parsed = ir.Module.parse(text, context=m.softmax.context)
     fn = next(op for op in parsed.body.operations if op.operation.name == "func.func")
     block = fn.regions[0].blocks[0]
-    for arg, val in zip(block.arguments, (m.q, m.kt, m.v), strict=True):
+    values = (m.q, m.kt, m.v) + ((m.mask_value,) if m.mask is not None else ())
+    for arg, val in zip(block.arguments, values, strict=True):
         arg.replace_all_uses_with(val)
     body = [o.operation for o in block.operations]
     result = body[-1].operands[0]
@@ -447,9 +525,12 @@ class AttentionPass(Pass):
             if self.report:
                 mode = f"scf.forall on {threads} threads" if threads > 1 else "sequential"
                 dv = "" if s.dv == s.d else f", value dim {s.dv}"
+                masked = "" if m.mask is None else (
+                    f", masked where the {m.mask.element} mask is "
+                    f"{'nonzero' if m.mask.where else 'zero'}")
                 self._report(loc, (
                     f"strata-attention: fused {s.heads}x{s.sq}x{s.sk} attention (head dim {s.d}"
-                    f"{dv}, scale {m.scale:g}{', causal' if m.causal else ''}): tiles {bq} "
+                    f"{dv}, scale {m.scale:g}{', causal' if m.causal else ''}{masked}): tiles {bq} "
                     f"queries x {bk} keys, {mode}, no {s.sq}x{s.sk} scores in memory"), "remark")
 
 

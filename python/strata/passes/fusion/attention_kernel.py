@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AttentionShape", "Layout", "kernel_text"]
+__all__ = ["AttentionShape", "Layout", "Mask", "kernel_text"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,21 @@ class Layout:
         return f"[{h}, {r0}, 0] [1, {rows}, {cols}] [1, 1, 1]"
 
 
+@dataclass(frozen=True)
+class Mask:
+    """A runtime SQ x SK mask of ``element`` type (``i1`` or an integer holding a bool)
+    shared by every head: a key is masked out (its score made -inf) where the mask is
+    nonzero (``where=True``) or zero (``where=False``). A row may then see no key in a
+    tile, or at all: the exponentials are guarded so that such a tile adds nothing (a
+    row masked everywhere ends 0 / 0, as an unfused softmax of all -inf does)."""
+
+    element: str
+    where: bool
+
+    def type(self, s: AttentionShape) -> str:
+        return f"tensor<{s.sq}x{s.sk}x{self.element}>"
+
+
 def _f(x: float) -> str:
     return f"{float(x):.9e}"
 
@@ -94,7 +109,7 @@ def _t(*dims) -> str:
 
 def _step(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, q: str,
           head: tuple, k0: str, q0: str | None, m: str, l: str, acc: str,
-          causal: bool) -> tuple[str, str, str]:
+          causal: bool, mask: Mask | None = None) -> tuple[str, str, str]:
     """One key tile of BK keys starting at ``k0`` for the BQ x D query tile ``q``:
     returns the new (m, l, acc). ``q0`` (with ``causal``) masks keys past each row."""
     kts, vs = w.fresh("kt"), w.fresh("v")
@@ -121,6 +136,24 @@ def _step(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, q: st
         w("  linalg.yield %y : f32")
         w(f"}} -> {_t(bq, bk)}")
         sm = masked
+    if mask is not None:
+        mt, masked = w.fresh("mt"), w.fresh("sk")
+        tile = f"tensor<{bq}x{bk}x{mask.element}>"
+        w(f"{mt} = tensor.extract_slice %mIn[{q0}, {k0}] [{bq}, {bk}] [1, 1] : {mask.type(s)} "
+          f"to {tile}")
+        w(f"{masked} = linalg.generic {{indexing_maps = [#id2, #id2, #id2], iterator_types = "
+          f"[\"parallel\", \"parallel\"]}} ins({sm}, {mt} : {_t(bq, bk)}, {tile}) "
+          f"outs({se} : {_t(bq, bk)}) {{")
+        w(f"^bb0(%x: f32, %b: {mask.element}, %o: f32):")
+        c = "%b"
+        if mask.element != "i1":
+            c = "%c"
+            w(f"  %c = arith.cmpi ne, %b, %zero_{mask.element} : {mask.element}")
+        w(f"  %y = arith.select {c}, %ninf, %x : f32" if mask.where else
+          f"  %y = arith.select {c}, %x, %ninf : f32")
+        w("  linalg.yield %y : f32")
+        w(f"}} -> {_t(bq, bk)}")
+        sm = masked
     mx = w.fresh("mx")
     w(f"{mx}f = linalg.fill ins(%ninf : f32) outs(%rowE{bq} : {_t(bq)}) -> {_t(bq)}")
     w(f"{mx} = linalg.generic {{indexing_maps = [#id2, #row], iterator_types = "
@@ -137,7 +170,12 @@ def _step(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, q: st
       f"outs({m}, %rowE{bq}, {l} : {_t(bq)}, {_t(bq)}, {_t(bq)}) {{")
     w("^bb0(%mx: f32, %mo: f32, %o: f32, %lo: f32):")
     w("  %mn = arith.maxnumf %mo, %mx : f32")
-    w("  %d = arith.subf %mo, %mn : f32")
+    if mask is None:
+        w("  %d = arith.subf %mo, %mn : f32")
+    else:  # no key seen yet: -inf - -inf; l and acc are 0, so any finite factor will do
+        w("  %d0 = arith.subf %mo, %mn : f32")
+        w("  %none = arith.cmpf oeq, %mn, %ninf : f32")
+        w("  %d = arith.select %none, %zero, %d0 : f32")
     w("  %a = math.exp %d {strata.nonpositive} : f32")
     w("  %ls = arith.mulf %a, %lo : f32")
     w("  linalg.yield %mn, %a, %ls : f32, f32, f32")
@@ -148,7 +186,12 @@ def _step(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, q: st
       f"[\"parallel\", \"parallel\"]}} ins({sm}, {mn} : {_t(bq, bk)}, {_t(bq)}) "
       f"outs({se} : {_t(bq, bk)}) {{")
     w("^bb0(%x: f32, %mx: f32, %o: f32):")
-    w("  %d = arith.subf %x, %mx : f32")
+    if mask is None:
+        w("  %d = arith.subf %x, %mx : f32")
+    else:  # a row that sees no key of this tile: -inf - -inf; exp(-inf) = 0 instead
+        w("  %d0 = arith.subf %x, %mx : f32")
+        w("  %none = arith.cmpf oeq, %mx, %ninf : f32")
+        w("  %d = arith.select %none, %ninf, %d0 : f32")
     w("  %e = math.exp %d {strata.nonpositive} : f32")
     w("  linalg.yield %e : f32")
     w(f"}} -> {_t(bq, bk)}")
@@ -173,7 +216,7 @@ def _step(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, q: st
 
 
 def _query_tile(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int, head: tuple,
-                q0: str, scale: float, causal: bool) -> str:
+                q0: str, scale: float, causal: bool, mask: Mask | None = None) -> str:
     """The BQ x DV output tile of the query rows ``q0 ..< q0 + BQ`` of ``head``."""
     qs, qsc = w.fresh("qs"), w.fresh("q")
     w(f"%rowE{bq} = tensor.empty() : {_t(bq)}")
@@ -212,7 +255,7 @@ def _query_tile(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int,
           f"{l} = {state[1]}, {a} = {state[2]}) -> ({_t(bq)}, {_t(bq)}, {_t(bq, s.dv)}) {{")
         k0 = w.fresh("k0")
         w(f"{k0} = arith.muli {kb}, %cbk{bk} : index")
-        out = _step(w, s, layout, bq, bk, qsc, head, k0, q0, m, l, a, causal)
+        out = _step(w, s, layout, bq, bk, qsc, head, k0, q0, m, l, a, causal, mask)
         w(f"scf.yield {out[0]}, {out[1]}, {out[2]} : {_t(bq)}, {_t(bq)}, {_t(bq, s.dv)}")
         w("}")
         state = (f"{res}#0", f"{res}#1", f"{res}#2")
@@ -220,7 +263,7 @@ def _query_tile(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int,
     if rk:  # the last SK % BK keys (with ``causal``, rows that see none of them get p = 0)
         k0 = w.fresh("k0")
         w(f"{k0} = arith.constant {n_full * bk} : index")
-        state = _step(w, s, layout, bq, rk, qsc, head, k0, q0, *state, causal)
+        state = _step(w, s, layout, bq, rk, qsc, head, k0, q0, *state, causal, mask)
     o = w.fresh("o")
     w(f"{o} = linalg.generic {{indexing_maps = [#id2, #row, #id2], iterator_types = "
       f"[\"parallel\", \"parallel\"]}} ins({state[2]}, {state[1]} : {_t(bq, s.dv)}, {_t(bq)}) "
@@ -234,26 +277,29 @@ def _query_tile(w: _Writer, s: AttentionShape, layout: Layout, bq: int, bk: int,
 
 def kernel_text(s: AttentionShape, bq: int, bk: int, scale: float, causal: bool = False,
                 threads: int = 1, rank: int = 3, name: str = "attention",
-                layout: Layout = Layout()) -> str:
-    """The fused kernel as a ``func.func @name(%q, %kT, %v)`` on f32 tensors: 3-d
+                layout: Layout = Layout(), mask: Mask | None = None) -> str:
+    """The fused kernel as a ``func.func @name(%q, %kT, %v[, %mask])`` on f32 tensors: 3-d
     (heads first, or as ``layout`` says), or 2-d with ``rank=2`` (one head,
-    ``s.heads == 1``)."""
+    ``s.heads == 1``); with ``mask``, its SQ x SK mask is a fourth argument."""
     w = _Writer()
     o_type = layout.type("o", s, s.sq, s.dv)
     w("#id1 = affine_map<(d0) -> (d0)>")
     w("#id2 = affine_map<(d0, d1) -> (d0, d1)>")
     w("#row = affine_map<(d0, d1) -> (d0)>")
     shapes = {"qIn": (s.sq, s.d), "kT": (s.d, s.sk), "vIn": (s.sk, s.dv)}
+    masked = f", %mIn: {mask.type(s)}" if mask is not None else ""
     if rank == 2:
         w(f"func.func @{name}(%qIn2: {_t(*shapes['qIn'])}, %kT2: {_t(*shapes['kT'])}, "
-          f"%vIn2: {_t(*shapes['vIn'])}) -> {_t(s.sq, s.dv)} {{")
+          f"%vIn2: {_t(*shapes['vIn'])}{masked}) -> {_t(s.sq, s.dv)} {{")
         for n, shape in shapes.items():
             w(f"%{n} = tensor.expand_shape %{n}2 [[0, 1], [2]] output_shape [1, {shape[0]}, "
               f"{shape[1]}] : {_t(*shape)} into {_t(1, *shape)}")
     else:
         w(f"func.func @{name}(%qIn: {layout.type('q', s, *shapes['qIn'])}, "
-          f"%kT: {_t(s.heads, *shapes['kT'])}, %vIn: {layout.type('v', s, *shapes['vIn'])}) "
-          f"-> {o_type} {{")
+          f"%kT: {_t(s.heads, *shapes['kT'])}, %vIn: {layout.type('v', s, *shapes['vIn'])}"
+          f"{masked}) -> {o_type} {{")
+    if mask is not None and mask.element != "i1":
+        w(f"%zero_{mask.element} = arith.constant 0 : {mask.element}")
     w("%c0 = arith.constant 0 : index")
     w("%c1 = arith.constant 1 : index")
     w("%zero = arith.constant 0.000000e+00 : f32")
@@ -288,7 +334,7 @@ def kernel_text(s: AttentionShape, bq: int, bk: int, scale: float, causal: bool 
             head = (h, w.fresh("b"), w.fresh("n"))
             w(f"{head[1]} = affine.apply affine_map<(d0) -> (d0 floordiv {layout.split})>({h})")
             w(f"{head[2]} = affine.apply affine_map<(d0) -> (d0 mod {layout.split})>({h})")
-        tile = _query_tile(w, s, layout, rows, bk, head, q0, scale, causal)
+        tile = _query_tile(w, s, layout, rows, bk, head, q0, scale, causal, mask)
         where = layout.at("o", head, q0, rows, s.dv)
         if threads > 1:
             w("scf.forall.in_parallel {")
