@@ -36,7 +36,7 @@ from .base import Pass, collect_ops
 from .linalg_ops import linalg
 from .lowering.common import dims, empty
 
-__all__ = ["UniqueResultsPass", "split_shared_fills"]
+__all__ = ["UniqueResultsPass", "clone_fill", "split_shared_fills"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -71,6 +71,19 @@ def split_shared_fills(module: ir.Operation) -> None:
             own_fill(fill, insert)
 
 
+def clone_fill(fill, before):
+    """A clone of ``fill`` (and of its ``tensor.empty``, so that the two are not one
+    buffer) made before the op ``before``; returns the new fill."""
+    init = fill.operands[len(fill.operands) - 1]
+    with ir.InsertionPoint(before):
+        empty = init.owner.clone() if getattr(init.owner, "name", None) == "tensor.empty" \
+            else None
+        own = fill.clone()
+        if empty is not None:
+            own.operands[len(own.operands) - 1] = empty.results[0]
+    return own
+
+
 def own_fill(fill, insert) -> None:
     """Gives ``insert`` (a tensor.insert_slice into ``fill``'s result) a clone of the fill
     (and of its tensor.empty), made before the linalg.copy that writes its source into an
@@ -81,15 +94,9 @@ def own_fill(fill, insert) -> None:
     dest = copy.operands[len(copy.operands) - 1].owner if copy is not None else None
     pad = (dest is not None and getattr(dest, "name", None) == "tensor.extract_slice"
            and dest.operands[0] == fill.results[0])
-    at = copy if pad else insert
-    init = fill.operands[len(fill.operands) - 1]
-    with ir.InsertionPoint(at):
-        empty_op = init.owner.clone() if getattr(init.owner, "name", None) == "tensor.empty" \
-            else None
-        own = fill.clone()
-        if empty_op is not None:
-            own.operands[len(own.operands) - 1] = empty_op.results[0]
-        if pad:
+    own = clone_fill(fill, copy if pad else insert)
+    if pad:
+        with ir.InsertionPoint(copy):
             slice_op = dest.clone()
             slice_op.operands[0] = own.results[0]
             copy.operands[len(copy.operands) - 1] = slice_op.results[0]

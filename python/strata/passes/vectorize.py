@@ -160,6 +160,7 @@ from .fusion.im2col import IM2COL_PART, OPT_LEVEL_CAP
 from .skinny_tiles import skinny_tiles
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import knobs_of, matmul_signature, parse_tuned
+from .unique_results import clone_fill
 from .weight_stationary import IN_PLACE, swap_transposed_weights, transpose_strategy
 
 __all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_plans"]
@@ -429,15 +430,8 @@ def _mark_zero_init(op):
         return None
     fill = owner.operation
     if len(list(c.uses)) != 1:
-        init = fill.operands[len(fill.operands) - 1]
-        with ir.InsertionPoint(op):
-            empty = init.owner.clone() if getattr(init.owner, "name", None) == "tensor.empty" \
-                else None
-            own = fill.clone()
-            if empty is not None:
-                own.operands[len(own.operands) - 1] = empty.results[0]
-        op.operands[index] = own.results[0]
-        fill = own
+        fill = clone_fill(fill, op)
+        op.operands[index] = fill.results[0]
     fill.attributes[_UNPACK_DEST] = ir.UnitAttr.get()
     return fill
 
