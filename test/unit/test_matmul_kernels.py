@@ -111,6 +111,35 @@ def test_matmul_epilogue_and_thread_counts_agree(features, threads):
     np.testing.assert_array_equal(g(x, y), one(x, y))
 
 
+# Packed matmuls whose epilogue strata-vectorize computes in C's unpack
+# (passes/packed_epilogue.py): x @ w.T of nn.Linear's shapes with whole 8 x 32 and 6 x 16
+# tiles (256 rows: 43 six-row panels, unequal chunks on 2 threads with AVX2; 258 rows: a
+# partial 8-row tile with AVX-512), each width's packed choice among them
+EPILOGUE_SHAPES = [(256, 768, 256), (258, 256, 260)]
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mnk", EPILOGUE_SHAPES, ids=str)
+def test_packed_epilogue(features, threads, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m + n + k)
+    x, w, bias = _rand(rng, (m, k), "f32"), _rand(rng, (n, k), "f32"), _rand(rng, (n,), "f32")
+    r = _rand(rng, (m, n), "f32")
+    linear = strata.jit(lambda x, w, b: strata.relu(x @ w.T + b), threads=threads,
+                        blas="never")
+    _check(linear(x, w, bias), x, w.T, "f32", bias=bias, relu=True)
+    # the product as the residual add's second operand
+    residual = strata.jit(lambda r, x, w: r + x @ w.T, threads=threads, blas="never")
+    _check(residual(r, x, w), x, w.T, "f32", bias=r)
+    # an epilogue that narrows to bf16
+    narrow = strata.jit(lambda x, w, b: strata.cast(x @ w.T + b, "bf16"), threads=threads,
+                        blas="never")
+    got = narrow(x, w, bias)
+    assert got.dtype == NP["bf16"]
+    _check(np.asarray(got, np.float32), x, w.T, "bf16", bias=bias)
+
+
 @pytest.mark.parametrize("features", WIDTHS, indirect=True)
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("bmnk", [(3, 7, 17, 33), (2, 100, 257, 17), (2, 257, 100, 100),

@@ -98,6 +98,12 @@ parallel functions scalar, hence the explicit vectors):
     %pc = scf.forall (%i, %j) in (..) { fill(0) of its C panels; the K loops above }
     %0 = scf.forall (%t) in (2) { vector.transfer_write (%pc tile : vector<8x32>), %c[..] }
 
+A packed matmul whose only user is an elementwise op over C (the bias add strata-fuse
+leaves apart from a packed matmul, an activation, a residual; option ``epilogue``) gets
+that op computed in C's unpack instead: the op's tiles, on the unpack's chunks, each
+unpack their own ``mr x nr`` tile of C and feed it to the op in registers
+(passes/packed_epilogue.py), no loop over C of the op's own.
+
 A matmul of at most ``stationary-rows`` rows that reads its B transposed (``x @ w.T``,
 nn.Linear's N x K weight) runs weight-stationary where the weight's traffic dominates
 (AVX-512, whole 16 x 16 tiles; passes/weight_stationary.py): ``(w @ x^T)^T``, the weight
@@ -157,6 +163,7 @@ from ..codegen.transform import (
 from .base import OptionError, Pass, collect_ops, option, threads_option
 from .direct_conv import as_filter_first, direct_conv_strategy, plan, tile_rows
 from .fusion.im2col import IM2COL_PART, OPT_LEVEL_CAP
+from .packed_epilogue import elementwise_epilogue, fuse_epilogue
 from .skinny_tiles import skinny_tiles
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import knobs_of, matmul_signature, parse_tuned
@@ -219,7 +226,7 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
 
 
 def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
-                     transposed=(False, False)):
+                     transposed=(False, False), epilogue=None):
     """The packed micro-kernel schedule for the one op carrying the attribute ``tag``.
 
     ``reg`` = (mr, nr): the register tile, rows x lanes (a multiple of the vector
@@ -236,7 +243,9 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
     a copy stays whole), so that no copy runs on one thread while the others
     wait. ``transposed`` = (A read as K x M, B read as N x K), from ``_operand_order``:
     such an operand's pack is already panels-first, so it gets no outer transpose.
-    The packs are lowered by strata-decompose."""
+    ``epilogue``: the tag of C's elementwise consumer, tiled as C's unpack would
+    be with the unpack fused into its tiles (passes/packed_epilogue.py); C's unpack
+    must then have a plan in ``copies``. The packs are lowered by strata-decompose."""
     mr, nr = reg
     lead = [0] if batch else []
     one = [1] if batch else []
@@ -260,7 +269,9 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
             loops = []
             for handle, plan in zip((a_pack, b_pack, unpack), copies, strict=True):
                 loops.append(None)
-                if plan is not None:
+                if plan is not None and handle is unpack and epilogue is not None:
+                    fuse_epilogue(root, epilogue, unpack.result, plan, parallel)
+                elif plan is not None:
                     # chunks on threads, each copied by small vector tiles: LLVM does
                     # not vectorize loops in the outlined parallel functions
                     chunks, tile, vector_sizes, count = plan
@@ -439,11 +450,15 @@ def _mark_zero_init(op):
 def _drop_overwritten_fill(module) -> None:
     """The fill marked by ``_mark_zero_init``, now only the destination of C's unpack
     (the packed fill feeds the product), goes: the unpack writes every element of C,
-    so it writes into the fill's empty tensor instead (a whole pass over C less)."""
+    so it writes into the fill's empty tensor instead (a whole pass over C less). With
+    the epilogue computed in the unpack (passes/packed_epilogue.py), the fill's users are
+    the slices of it that the epilogue's tiles unpack into (where a masked tile's write
+    and read did not fold away)."""
     for fill in collect_ops(module, lambda o: _UNPACK_DEST in o.attributes):
         del fill.attributes[_UNPACK_DEST]
         users = [u.owner for u in fill.results[0].uses]
-        if len(users) == 1 and users[0].name in ("scf.forall", "scf.for", "linalg.unpack"):
+        if users and all(u.name == "tensor.extract_slice" for u in users) or \
+                len(users) == 1 and users[0].name in ("scf.forall", "scf.for", "linalg.unpack"):
             fill.results[0].replace_all_uses_with(fill.operands[1])
             fill.erase()
 
@@ -788,6 +803,7 @@ class VectorizePass(Pass):
     threads: int = threads_option()
     parallel_flops: int = option(1 << 25, min=1, help="Fewest flops of a matmul run on threads")
     parallel_elements: int = option(1 << 20, min=1, help="Fewest input elements of a row reduction run on threads")
+    epilogue: bool = option(True, help="Compute a packed matmul's elementwise epilogue in the copy that unpacks its result")
     stationary_rows: int = option(256, min=0, help="Most rows of an A @ W^T matmul run weight-stationary, (W @ A^T)^T with W read in place (0: never; passes/weight_stationary.py)")
     tuned: str = option("", pattern=TUNED_PATTERN, form="SIG:KNOBS[,SIG:KNOBS] (passes/tuning.py)",
                         help="Per-matmul tiles chosen by autotuning, overriding the options above for that op")
@@ -937,8 +953,9 @@ class VectorizePass(Pass):
                 batches = ir.RankedTensorType(op.operands[0].type).shape[0] if batch else 1
                 copies = _copy_tiles(m, n, k, batches, reg, self.threads, batch)
                 zero_c = _mark_zero_init(op)
+                epilogue = self._epilogue(op, copies, tags, count)
                 tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel, copies,
-                                            _operand_order(op, batch)))
+                                            _operand_order(op, batch), epilogue))
                 if zero_c is not None:
                     _drop_overwritten_fill(module)
             else:
@@ -946,6 +963,17 @@ class VectorizePass(Pass):
                 tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
         except ScriptError as e:
             self.fail_at(location, f"strata-vectorize: {e}")
+
+    def _epilogue(self, op, copies, tags, count):
+        """The tag of the packed matmul ``op``'s elementwise epilogue, computed in
+        C's unpack (passes/packed_epilogue.py), or None: no such consumer, option
+        ``epilogue`` off, or C's unpack not copied in tiles."""
+        if not self.epilogue or copies is None or copies[2] is None:
+            return None
+        consumer = elementwise_epilogue(op)
+        if consumer is None:
+            return None
+        return tags.add(consumer, f"strata.vectorize_epilogue_{count}")
 
     def matmul_plan(self, op, batch, mnk, lanes) -> tuple:
         """The schedule of one static matmul under these options: ``("packed", (mr, nr),
