@@ -3,6 +3,7 @@
 // RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=16 --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=ZLOWER
 // RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=8 --strata-bufferize --strata-lower-vectors | FileCheck %s --check-prefix=YLOWER
 // RUN: strata-opt %s --split-input-file '--strata-vectorize=lanes=16 threads=2 parallel-flops=1 pack-m=32 pack-n=32' | FileCheck %s --check-prefix=PAR
+// RUN: strata-opt %s --split-input-file --strata-vectorize=lanes=16 --loop-invariant-subset-hoisting --canonicalize | FileCheck %s --check-prefix=HOIST
 
 // 100x33 * 33x70 (no dim a multiple of a register tile): A is packed into
 // zero-padded row panels [M/mr][K][mr], B into column panels [N/nr][K][nr] (its
@@ -156,19 +157,26 @@ func.func @transposed_batch(%a: tensor<2x65x20xf32>, %b: tensor<2x66x20xf32>, %c
 
 // Dims that are multiples of the panels: the packs and the unpack become vector
 // copies (an 8x8 transpose per 8 K steps of an A panel, 8x32 rows of B, one 8x32
-// tile of C at a time) instead of linalg.pack / linalg.unpack; C's zero fill only
-// feeds the packed product (the unpack writes every element of C). With threads
-// the two packs share one scf.forall, the product's forall clears its own C
+// tile of C at a time) instead of linalg.pack / linalg.unpack. K is one cache tile, so
+// C's zero fill is tiled with each register tile: its accumulator starts as a zero
+// vector written into its own tile (after hoisting, the K loop's first value), no fill
+// of C's panels before the product, and the unpack writes every element of C. With
+// threads the two packs share one scf.forall, the product's forall computes its own C
 // panels, and the unpack is a third forall writing row blocks of C.
 // Z-LABEL: func.func @packed_divisible
 // Z-SAME: (%[[A:[a-z0-9]+]]: tensor<64x48xf32>, %[[B:[a-z0-9]+]]: tensor<48x64xf32>)
+// Z: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // Z-NOT: linalg.pack
 // Z: %[[E:.+]] = tensor.empty() : tensor<64x64xf32>
 // Z: tensor.extract_slice %[[A]]{{.*}} [8, 8] [1, 1] : tensor<64x48xf32> to tensor<8x8xf32>
 // Z: vector.transpose %{{.+}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
 // Z: tensor.extract_slice %[[B]]{{.*}} [8, 32] [1, 1] : tensor<48x64xf32> to tensor<8x32xf32>
-// Z: %[[Z:.+]] = linalg.fill {{.*}} -> tensor<8x2x8x32xf32>
-// Z: %[[R:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[Z]])
+// Z: %[[PC:.+]] = tensor.empty() : tensor<8x2x8x32xf32>
+// Z: %[[R:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[PC]])
+// Z: scf.for
+// Z: %[[TILE:.+]] = tensor.extract_slice {{.+}} to tensor<1x1x8x32xf32>
+// Z: %[[INIT:.+]] = vector.transfer_write %[[ZERO]], %[[TILE]]
+// Z: scf.for {{.+}} iter_args(%{{.+}} = %[[INIT]])
 // Z: vector.contract
 // Z: %[[U:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[E]]) -> (tensor<64x64xf32>)
 // Z: tensor.extract_slice %[[R]]{{.*}} [1, 1, 8, 32] [1, 1, 1, 1]
@@ -186,13 +194,22 @@ func.func @transposed_batch(%a: tensor<2x65x20xf32>, %b: tensor<2x66x20xf32>, %c
 // Y: vector.transfer_write {{.*}} : vector<6x16xf32>, tensor<?x16xf32>
 // Y-NOT: linalg.unpack
 // Y: return
+// The pipeline hoists each register tile's accumulator out of its K loop: it starts
+// from the zero vector, the zeros never stored.
+// HOIST-LABEL: func.func @packed_divisible
+// HOIST: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
+// HOIST: scf.for %{{.+}} = %c0 to %c48 step %c1 iter_args(%[[ACC:.+]] = %[[ZERO]]) -> (vector<8x32xf32>)
+// HOIST: vector.contract {{.+}} %[[ACC]] : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// HOIST-NOT: vector.transfer_write %[[ZERO]]
+// HOIST: return
 // PAR-LABEL: func.func @packed_divisible
 // PAR: %[[P:.+]]:2 = scf.forall (%{{.+}}) in (2) shared_outs
 // PAR: vector.transpose
 // PAR: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x8x32xf32>
 // PAR: %[[C:.+]] = scf.forall (%{{.+}}, %{{.+}}) in (2, 2)
 // PAR-NOT: linalg.fill
-// PAR: vector.transfer_write %{{.+}} : vector<8x32xf32>, tensor<1x1x8x32xf32>
+// PAR: %[[INIT:.+]] = vector.transfer_write %{{.+}} : vector<8x32xf32>, tensor<1x1x8x32xf32>
+// PAR: scf.for {{.+}} iter_args(%{{.+}} = %[[INIT]])
 // PAR: vector.contract
 // PAR: scf.forall (%{{.+}}) in (2)
 // PAR: tensor.extract_slice %[[C]]

@@ -226,7 +226,7 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
 
 
 def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
-                     transposed=(False, False), epilogue=None):
+                     transposed=(False, False), epilogue=None, depth=None):
     """The packed micro-kernel schedule for the one op carrying the attribute ``tag``.
 
     ``reg`` = (mr, nr): the register tile, rows x lanes (a multiple of the vector
@@ -243,7 +243,9 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
     a copy stays whole), so that no copy runs on one thread while the others
     wait. ``transposed`` = (A read as K x M, B read as N x K), from ``_operand_order``:
     such an operand's pack is already panels-first, so it gets no outer transpose.
-    ``epilogue``: the tag of C's elementwise consumer, tiled as C's unpack would
+    ``depth``: K, where C is a fill (None where C is an operand to accumulate into): a
+    product of one K tile then starts each register tile from the fill's value
+    (``_zero_accumulators``). ``epilogue``: the tag of C's elementwise consumer, tiled as C's unpack would
     be with the unpack fused into its tiles (passes/packed_epilogue.py); C's unpack
     must then have a plan in ``copies``. The packs are lowered by strata-decompose."""
     mr, nr = reg
@@ -286,25 +288,34 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
                 # both packs in one parallel loop: one start and join of the threads less
                 loop.LoopFuseSiblingOp(any_op(), loops[0][0], loops[1][0])
         panels = [max(1, cache[0] // mr), max(1, cache[1] // nr)]
-        if parallel:
-            # C's zero fill (a pack of a fill, folded to a fill of the panels) moves
-            # into the loop: each thread clears the tiles it computes
-            apply_patterns(match_ops(root, ["func.func"]),
-                           transform.ApplyCanonicalizationPatternsOp)
-            init = transform.GetProducerOfOperand(any_op(), gen, 2)
-            forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
-            fill = structured.FuseIntoContainingOp(init, forall.forall_op).fused_op
-            # as vector stores (LLVM leaves loops in parallel functions scalar)
-            fill_tiles = structured.TileUsingForOp(fill, sizes=one + [1, 1])
-            structured.VectorizeOp(fill_tiles.tiled_linalg_op, one + [1, 1, mr, nr])
-            tiled = structured.TileUsingForOp(forall.tiled_op, sizes=one + [0, 0, cache[2]])
-        else:
-            tiled = structured.TileUsingForOp(gen, sizes=one + panels + [cache[2]])
         # per N panel, every M panel: the B panel (K tile x nr) stays in L1
         interchange = [0, 2, 1, 3] if batch else [1, 0, 2]
-        micro = structured.TileUsingForOp(tiled.tiled_linalg_op, sizes=one + [1, 1, 1],
-                                          interchange=interchange)
-        structured.VectorizeOp(micro.tiled_linalg_op)
+        # (with A's and B's packs copied by loops of their own: transform.structured.fuse
+        # would fuse a pack still whole into every register tile)
+        one_k_tile = (depth is not None and depth <= cache[2] and copies is not None and
+                      copies[0] is not None and copies[1] is not None)
+        if parallel or one_k_tile:
+            # C's zero fill: a pack of a fill, folded to a fill of the panels
+            apply_patterns(match_ops(root, ["func.func"]),
+                           transform.ApplyCanonicalizationPatternsOp)
+        if one_k_tile:
+            _zero_accumulators(root, gen, reg, one, panels, interchange, parallel)
+        else:
+            if parallel:
+                # the fill moves into the loop: each thread clears the tiles it computes,
+                # as vector stores (LLVM leaves loops in parallel functions scalar)
+                init = transform.GetProducerOfOperand(any_op(), gen, 2)
+                forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
+                fill = structured.FuseIntoContainingOp(init, forall.forall_op).fused_op
+                fill_tiles = structured.TileUsingForOp(fill, sizes=one + [1, 1])
+                structured.VectorizeOp(fill_tiles.tiled_linalg_op, one + [1, 1, mr, nr])
+                tiled = structured.TileUsingForOp(forall.tiled_op,
+                                                  sizes=one + [0, 0, cache[2]])
+            else:
+                tiled = structured.TileUsingForOp(gen, sizes=one + panels + [cache[2]])
+            micro = structured.TileUsingForOp(tiled.tiled_linalg_op, sizes=one + [1, 1, 1],
+                                              interchange=interchange)
+            structured.VectorizeOp(micro.tiled_linalg_op)
         func = match_ops(root, ["func.func"])
         # a partial panel's copy is a masked transfer: the mask becomes the transfer's
         # operand (a vector.mask region would collect buffer deallocation's ops later)
@@ -322,6 +333,38 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
         transform.ApplyCommonSubexpressionEliminationOp(func)
 
     return body
+
+
+_ZERO_TILE = "strata.zero_tile"
+
+
+def _zero_accumulators(root, gen, reg, one, panels, interchange, parallel):
+    """The packed product ``gen`` of a single K tile, each ``mr x nr`` register tile with
+    its own tile of C's zero fill fused into its loop (``transform.structured.fuse``,
+    through the loops' iter_args): once vectorized, the accumulator starts from a zero
+    vector, the fill's write and the first read of C fold away (loop-invariant subset
+    hoisting, canonicalization), and no pass clears C's panels before the product.
+    Cache tiles of ``panels`` (an ``scf.forall`` when ``parallel``), then register tiles
+    ``reg`` in the order ``interchange``, then the K loop."""
+    init = transform.GetProducerOfOperand(any_op(), gen, 2)
+    transform.AnnotateOp(init, _ZERO_TILE)  # the fill's tiles keep it
+    if parallel:
+        forall = structured.TileUsingForallOp(gen, tile_sizes=one + panels)
+        structured.FuseIntoContainingOp(init, forall.forall_op)
+        cache_tile = forall.tiled_op
+    else:
+        cache_tile = structured.FuseOp(gen, tile_sizes=one + panels + [0]).transformed
+    fused = structured.FuseOp(cache_tile, tile_sizes=one + [1, 1, 0],
+                              tile_interchange=interchange)
+    micro = structured.TileUsingForOp(fused.transformed, sizes=one + [0, 0, 1])
+    structured.VectorizeOp(micro.tiled_linalg_op)
+    # the register tiles' fills (those the fusion left behind in the cache tiles are dead,
+    # their shapes dynamic where a cache tile is larger than C)
+    tile = ir.RankedTensorType.get(one + [1, 1] + list(reg), ir.F32Type.get())
+    structured.VectorizeOp(structured.MatchOp(
+        any_op(), root, ops=ir.ArrayAttr.get([ir.StringAttr.get("linalg.fill")]),
+        op_attrs=ir.DictAttr.get({_ZERO_TILE: ir.UnitAttr.get()}),
+        filter_result_type=tile).result)
 
 
 def packed_tiles(lanes: int, cache=(128, 256, 256), micro=(0, 0)):
@@ -955,7 +998,8 @@ class VectorizePass(Pass):
                 zero_c = _mark_zero_init(op)
                 epilogue = self._epilogue(op, copies, tags, count)
                 tags.apply(_packed_strategy(tag, reg, pcache, batch, parallel, copies,
-                                            _operand_order(op, batch), epilogue))
+                                            _operand_order(op, batch), epilogue,
+                                            k if zero_c is not None else None))
                 if zero_c is not None:
                     _drop_overwritten_fill(module)
             else:
