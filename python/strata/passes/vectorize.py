@@ -87,7 +87,10 @@ C; B and C may end in a partial panel of N, copied with masked vector reads and
 writes where K has an even step) is instead copied by vector tiles: 8 K steps of an A
 panel as one ``vector<8 x mr>`` transpose, 8 rows of a B panel, one ``mr x nr``
 tile of C; C's zero fill then only feeds the product, as the copy writes all of
-C. With threads these copies are ``scf.forall`` loops too (both packs in one,
+C. Where K is then one cache tile (``pack-k``), C's fill is tiled with each register
+tile, so that its accumulator starts from a zero vector: no pass clears C's panels
+before the product, no load of the zeros (256 x 768 x 256, 2 threads: 507 -> 494 us).
+With threads these copies are ``scf.forall`` loops too (both packs in one,
 C's by row blocks), and each thread clears the C panels it computes, so that no
 copy runs on one thread while the others wait (LLVM leaves loops in the outlined
 parallel functions scalar, hence the explicit vectors):
