@@ -25,7 +25,7 @@ from ..errors import Diagnostic, format_location
 
 __all__ = ["Pass", "PassPipeline", "Options", "PassFailure", "OptionError", "OptionSyntaxError", "Option",
            "option", "threads_option", "option_help", "check_threads", "parse_options",
-           "collect_ops", "drop_attributes"]
+           "collect_ops", "drop_attributes", "in_loop"]
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 MAX_THREADS = 1024
@@ -389,6 +389,17 @@ def collect_ops(root: ir.Operation, predicate) -> list[ir.Operation]:
 
     root.walk(visit)
     return found
+
+
+def in_loop(op) -> bool:
+    """Whether ``op`` is inside an scf loop of its function (a tile of a fused kernel or of
+    strata-fuse's output tiles)."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name in ("scf.for", "scf.forall", "scf.parallel"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def zero_filled(value) -> bool:

@@ -87,7 +87,7 @@ from mlir.dialects.transform import structured
 
 from ..codegen.transform import ScriptError, Tags, match_tagged
 from ..errors import format_location
-from .base import Pass, collect_ops, option, threads_option
+from .base import Pass, collect_ops, in_loop, option, threads_option
 from .direct_conv import plan, tile_rows
 from .fusion.blas import estimate as blas_estimate
 from .fusion.im2col import localize as localize_im2col
@@ -377,7 +377,10 @@ class FusePass(Pass):
             self.fail(module, f"strata-fuse: option 'tuned': {e}")
         for op in _collect(module, ("linalg.matmul", "linalg.batch_matmul")):
             sizes = blas_sizes(op)
-            if sizes is None or _in_loop(op):
+            # a contraction inside a loop is a tile of a kernel (strata-attention's): a BLAS
+            # call there pays its per-call cost every iteration and, inside scf.forall,
+            # nests its own threads in the loop's
+            if sizes is None or in_loop(op):
                 continue
             batch, m, n, k = sizes
             signature = matmul_signature(op, op.name == "linalg.batch_matmul", (m, n, k))
@@ -430,7 +433,7 @@ def _packed_unfused(producer, threads):
     faster or packing does not apply."""
     from ..codegen.host import f32_lanes
 
-    if producer.name not in ("linalg.matmul", "linalg.batch_matmul") or _in_loop(producer):
+    if producer.name not in ("linalg.matmul", "linalg.batch_matmul") or in_loop(producer):
         return None
     sizes = blas_sizes(producer)
     if sizes is None or not _standard_order(producer):
@@ -446,18 +449,6 @@ def _packed_unfused(producer, threads):
                           im2col=im2col, transposed=transposed)
     return (f"the matmul runs on packed panels and the epilogue as its own loop "
             f"(predicted {_us(cost.generated_us)}; tiled together {_us(fused.generated_us)})")
-
-
-def _in_loop(op) -> bool:
-    """A contraction inside a loop is a tile of a kernel (strata-attention's): a BLAS call
-    there pays its per-call cost every iteration and, inside ``scf.forall``, nests its own
-    threads in the loop's."""
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.for", "scf.forall", "scf.parallel"):
-            return True
-        parent = parent.parent
-    return False
 
 
 def _transposed_elements(op) -> int:

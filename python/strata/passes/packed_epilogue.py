@@ -26,6 +26,7 @@ from mlir import ir
 from mlir.dialects.transform import structured
 
 from ..codegen.transform import match_tagged
+from .base import in_loop
 
 __all__ = ["elementwise_epilogue", "fuse_epilogue"]
 
@@ -59,12 +60,7 @@ def elementwise_epilogue(op):
         return None
     if not (_identity(maps[reads[0]], c.rank) and _identity(maps[inputs], c.rank)):
         return None
-    parent = user.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.for", "scf.forall"):
-            return None
-        parent = parent.parent
-    return user
+    return None if in_loop(user) else user
 
 
 def fuse_epilogue(root, tag, unpack, plan, parallel) -> None:

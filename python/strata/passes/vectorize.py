@@ -163,7 +163,7 @@ from ..codegen.transform import (
     match_ops,
     match_tagged,
 )
-from .base import OptionError, Pass, collect_ops, option, threads_option
+from .base import OptionError, Pass, collect_ops, in_loop, option, threads_option
 from .direct_conv import as_filter_first, direct_conv_strategy, plan, tile_rows
 from .fusion.im2col import IM2COL_PART, OPT_LEVEL_CAP
 from .packed_epilogue import elementwise_epilogue, fuse_epilogue
@@ -527,16 +527,6 @@ def _operand_order(op, batch) -> tuple[bool, bool] | None:
     return (a == amap(k, m), b == amap(n, k))
 
 
-def _in_loop(op) -> bool:
-    """Whether ``op`` is inside an scf loop of its function (a fused output tile)."""
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in (_FOR, "scf.forall"):
-            return True
-        parent = parent.parent
-    return False
-
-
 def _conv_flops(op) -> int:
     """2 x output elements x (C x KH x KW) of a linalg.conv_2d_nchw_fchw."""
     out = ir.RankedTensorType(op.results[0].type).shape
@@ -883,7 +873,7 @@ class VectorizePass(Pass):
             return  # _vectorize_matmuls reports it
         candidates = []
         for op in _static_ops(module, "linalg.matmul"):
-            if _in_loop(op) or not _all_f32(op) or _operand_order(op, False) != (False, True):
+            if in_loop(op) or not _all_f32(op) or _operand_order(op, False) != (False, True):
                 continue
             mnk = _mnk(op, False)
             if matmul_signature(op, False, mnk) not in tuned:
@@ -924,7 +914,7 @@ class VectorizePass(Pass):
         for op, pieces in convs:
             out = ir.RankedTensorType(op.results[0].type).shape
             rows = 0
-            if self.threads > 1 and not _in_loop(op) and _conv_flops(op) >= self.parallel_flops:
+            if self.threads > 1 and not in_loop(op) and _conv_flops(op) >= self.parallel_flops:
                 rows = tile_rows(out[2], out[3])
                 if out[0] * (out[2] // rows) < 2:
                     rows = 0
@@ -1072,14 +1062,14 @@ class VectorizePass(Pass):
             return False
         # inside an output tile of strata-fuse's epilogue loop, packing would copy its
         # operand panels once per tile
-        return not _in_loop(op) and _all_f32(op) and _operand_order(op, batch) is not None
+        return not in_loop(op) and _all_f32(op) and _operand_order(op, batch) is not None
 
     def _skinny(self, op, batch, m, n, k, lanes, batches):
         """passes/skinny_tiles.py's tiles for an f32 matmul of fewer than ``pack-min``
         rows with its operands in standard order (B's rows along N), where the register
         tile is left to this pass (``register-n=0``) and the op is not one of
         strata-fuse's epilogue tiles."""
-        if self.register_n or m >= self.pack_min or _in_loop(op) or not _all_f32(op) or \
+        if self.register_n or m >= self.pack_min or in_loop(op) or not _all_f32(op) or \
                 _operand_order(op, batch) != (False, False):
             return None
         threads = self.threads if 2 * batches * m * n * k >= self.parallel_flops else 1

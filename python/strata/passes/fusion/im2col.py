@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import affine, arith, tensor
 
+from ..base import in_loop
 from ..layout_common import producer, rtype
 from ..linalg_ops import linalg
 
@@ -169,15 +170,6 @@ def _mixed(op, name, dynamic):
     values = iter(dynamic)
     return [next(values) if s == _DYNAMIC else s
             for s in ir.DenseI64ArrayAttr(op.attributes[f"static_{name}"])]
-
-
-def _in_loop(op) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.forall", "scf.for"):
-            return True
-        parent = parent.parent
-    return False
 
 
 def _localize_one(slice_op):
@@ -340,7 +332,7 @@ def localize(module) -> list:
                 for inner in block.operations:
                     # (tile-and-fuse leaves unused slices behind: not copied for)
                     if inner.operation.name == "tensor.extract_slice" and \
-                            list(inner.results[0].uses) and _in_loop(inner.operation):
+                            list(inner.results[0].uses) and in_loop(inner.operation):
                         slices.append(inner.operation)
                     walk(inner.operation)
 
