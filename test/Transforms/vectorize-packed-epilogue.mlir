@@ -114,3 +114,32 @@ func.func @product_returned(%a: tensor<64x48xf32>, %b: tensor<48x96xf32>, %bias:
   } -> tensor<64x96xf32>
   return %m, %r : tensor<64x96xf32>, tensor<64x96xf32>
 }
+
+// -----
+
+// A batch matmul's epilogue, per batch: the 3-d epilogue's tiles (1 x 8 x 32) read their
+// packed 1 x 1 x 1 x 8 x 32 tile of C, chunks of whole batches on threads.
+
+// PAR-LABEL: func.func @batch_bias
+// PAR: scf.forall (%{{.+}}, %{{.+}}, %{{.+}}) in (2, 2, 2)
+// PAR: vector.contract
+// PAR: scf.forall (%{{.+}}) in (2) shared_outs(%{{.+}}) -> (tensor<2x64x64xf32>)
+// PAR: %[[C:.+]] = vector.transfer_read %{{.+}} : tensor<1x1x1x8x32xf32>, vector<8x32xf32>
+// PAR: arith.addf %[[C]]
+// PAR-NOT: linalg.unpack
+// PAR-NOT: linalg.generic
+// PAR: return
+
+func.func @batch_bias(%a: tensor<2x64x48xf32>, %b: tensor<2x48x64xf32>, %bias: tensor<64xf32>) -> tensor<2x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %m = linalg.batch_matmul ins(%a, %b : tensor<2x64x48xf32>, tensor<2x48x64xf32>) outs(%f : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%m, %bias : tensor<2x64x64xf32>, tensor<64xf32>) outs(%e : tensor<2x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64x64xf32>
+  return %r : tensor<2x64x64xf32>
+}

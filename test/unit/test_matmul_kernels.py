@@ -142,6 +142,20 @@ def test_packed_epilogue(features, threads, mnk):
 
 @pytest.mark.parametrize("features", WIDTHS, indirect=True)
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("bmnk", [(4, 192, 96, 240), (3, 96, 256, 128)], ids=str)
+def test_packed_batch_epilogue(features, threads, bmnk):
+    """A batch matmul's bias add computed in its unpack, per batch: without strata-fuse
+    (``fusion=False``) the add is the packed product's only user on both widths."""
+    batch, m, n, k = bmnk
+    rng = np.random.default_rng(batch + m + n + k)
+    a, b = _rand(rng, (batch, m, k), "f32"), _rand(rng, (batch, k, n), "f32")
+    bias = _rand(rng, (n,), "f32")
+    f = strata.jit(lambda x, y, c: x @ y + c, threads=threads, blas="never", fusion=False)
+    _check(f(a, b, bias), a, b, "f32", bias=bias)
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("bmnk", [(3, 7, 17, 33), (2, 100, 257, 17), (2, 257, 100, 100),
                                   (4, 192, 96, 240)],  # whole panels: copies by batch
                          ids=str)

@@ -248,9 +248,10 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
     such an operand's pack is already panels-first, so it gets no outer transpose.
     ``depth``: K, where C is a fill (None where C is an operand to accumulate into): a
     product of one K tile then starts each register tile from the fill's value
-    (``_zero_accumulators``). ``epilogue``: the tag of C's elementwise consumer, tiled as C's unpack would
-    be with the unpack fused into its tiles (passes/packed_epilogue.py); C's unpack
-    must then have a plan in ``copies``. The packs are lowered by strata-decompose."""
+    (``_zero_accumulators``). ``epilogue``: the tag of C's elementwise consumer, tiled
+    as C's unpack would be with the unpack fused into its tiles
+    (passes/packed_epilogue.py); C's unpack must then have a plan in ``copies``. The
+    packs are lowered by strata-decompose."""
     mr, nr = reg
     lead = [0] if batch else []
     one = [1] if batch else []
