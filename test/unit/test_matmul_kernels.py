@@ -140,6 +140,40 @@ def test_packed_epilogue(features, threads, mnk):
     _check(np.asarray(got, np.float32), x, w.T, "bf16", bias=bias)
 
 
+_EPILOGUE_CHILD = textwrap.dedent("""
+    import sys
+    import numpy as np, strata
+    rng = np.random.default_rng(4)
+    shapes = ((256, 256), (768, 256), (768,), (258, 260), (256, 260), (256,))
+    args = [rng.uniform(-2, 2, s).astype(np.float32) for s in shapes]
+
+    def layers(x, w, b, x2, w2, b2):  # nn.Linear + relu; an nn.Linear packed on AVX2
+        return strata.relu(x @ w.T + b), x2 @ w2.T + b2
+
+    f = strata.jit(layers, blas="never", threads=2)
+    got = f(*args)
+    x, w, b, x2, w2, b2 = (a.astype(np.float64) for a in args)
+    refs = (np.maximum(x @ w.T + b, 0), x2 @ w2.T + b2)
+    err = max(float(np.max(np.abs(g - r)) / np.max(np.abs(r))) for g, r in zip(got, refs))
+    print(err)
+    sys.exit(0 if err < 1e-5 else 1)
+""")
+
+
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("road", ["jit", "disk cache (opt | llc)"])
+def test_packed_epilogue_in_a_child_process(features, tmp_path, road):
+    """Two nn.Linear layers, one of which each vector width runs on packed panels (the
+    epilogue in the unpack, register tiles started from zero), compiled and run in a
+    child process on both compile roads: a crash in the transforms or the compiled code
+    fails this test, not the runner."""
+    env = dict(os.environ, STRATA_CACHE="0") if road == "jit" else \
+        dict(os.environ, STRATA_CACHE_DIR=str(tmp_path))
+    run = subprocess.run([sys.executable, "-c", _EPILOGUE_CHILD], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, (run.returncode, run.stdout[-2000:], run.stderr[-2000:])
+
+
 @pytest.mark.parametrize("features", WIDTHS, indirect=True)
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("bmnk", [(4, 192, 96, 240), (3, 96, 256, 128)], ids=str)
