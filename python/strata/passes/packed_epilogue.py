@@ -27,40 +27,28 @@ from mlir.dialects.transform import structured
 
 from ..codegen.transform import match_tagged
 from .base import in_loop
+from .fusion.merge import is_elementwise_producer, n_inputs
+from .layout_common import indexing_maps
 
 __all__ = ["elementwise_epilogue", "fuse_epilogue"]
 
-_PARALLEL = "#linalg.iterator_type<parallel>"
-
-
-def _identity(attr, rank) -> bool:
-    return ir.AffineMapAttr(attr).value == ir.AffineMap.get_identity(rank)
-
 
 def elementwise_epilogue(op):
-    """The one elementwise ``linalg.generic`` that reads ``op``'s result (a matmul's C)
-    as it is, element for element, over C's own shape, and is not inside a loop; None
-    for any other use."""
+    """The one elementwise ``linalg.generic`` (fusion/merge.py's sense: all-parallel, one
+    result written in C's order) that reads ``op``'s result (a matmul's C) once, element
+    for element, and is not inside a loop; None for any other use."""
     uses = list(op.results[0].uses)
     if len(uses) != 1:
         return None
-    user = uses[0].owner
-    if not isinstance(user, ir.OpView) or user.operation.name != "linalg.generic":
+    user = uses[0].owner.operation
+    if not is_elementwise_producer(user) or in_loop(user):
         return None
-    user = user.operation
-    c = ir.RankedTensorType(op.results[0].type)
-    if len(user.results) != 1 or ir.RankedTensorType(user.results[0].type).shape != c.shape:
-        return None
-    if any(str(t) != _PARALLEL for t in ir.ArrayAttr(user.attributes["iterator_types"])):
-        return None
-    maps = list(ir.ArrayAttr(user.attributes["indexing_maps"]))
-    inputs = len(user.operands) - 1
+    inputs = n_inputs(user)
     reads = [i for i in range(inputs) if user.operands[i] == op.results[0]]
     if len(reads) != 1 or user.operands[inputs] == op.results[0]:
         return None
-    if not (_identity(maps[reads[0]], c.rank) and _identity(maps[inputs], c.rank)):
-        return None
-    return None if in_loop(user) else user
+    c_map = indexing_maps(user)[reads[0]]
+    return user if c_map == ir.AffineMap.get_identity(c_map.n_dims) else None
 
 
 def fuse_epilogue(root, tag, unpack, plan, parallel) -> None:

@@ -504,8 +504,9 @@ def _drop_overwritten_fill(module) -> None:
     for fill in collect_ops(module, lambda o: _UNPACK_DEST in o.attributes):
         del fill.attributes[_UNPACK_DEST]
         users = [u.owner for u in fill.results[0].uses]
-        if users and all(u.name == "tensor.extract_slice" for u in users) or \
-                len(users) == 1 and users[0].name in ("scf.forall", "scf.for", "linalg.unpack"):
+        slices = bool(users) and all(u.name == "tensor.extract_slice" for u in users)
+        if slices or (len(users) == 1 and
+                      users[0].name in ("scf.forall", "scf.for", "linalg.unpack")):
             fill.results[0].replace_all_uses_with(fill.operands[1])
             fill.erase()
 
