@@ -97,7 +97,7 @@ def _two_layers(x, w1, w2):
     return strata.relu(x @ w1) @ w2
 
 
-@pytest.mark.skipif(openmp_library() is None, reason="libomp is not installed (threads run on "
+@pytest.mark.skipif(openmp_library() is None, reason="no libomp found (threads run on "
                     "the async runtime, which outlines no parallel regions)")
 def test_threaded_code_is_compiled_in_two_parts(tmp_path, monkeypatch):
     # outlined parallel regions go through their own opt | llc (runtime/llvm_split.py);

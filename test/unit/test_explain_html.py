@@ -15,7 +15,8 @@ import strata
 from strata.explain.html import html_report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot missing")
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot is not installed (apt-get install graphviz)")
 
 
 def mlp(x, w, b, w2):
@@ -34,7 +35,8 @@ def _browser():
     chrome = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not chrome or not driver:
-        pytest.skip("chromium and chromium-driver are not installed")
+        pytest.skip("chromium and chromedriver are not installed "
+                    "(apt-get install chromium chromium-driver)")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

@@ -16,7 +16,8 @@ from strata.errors import StrataError
 from strata.explain import graph as graph_mod
 from strata.explain.show import show
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot missing")
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot is not installed (apt-get install graphviz)")
 HERE = os.path.basename(__file__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

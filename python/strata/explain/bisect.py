@@ -69,7 +69,12 @@ def split_pipeline(text: str) -> list[str]:
 
 
 def pipeline_passes(**options) -> list[str]:
-    """The CPU pipeline (``strata-cpu`` with ``options``) as single pass elements."""
+    """The CPU pipeline (``strata-cpu`` with ``options``) as single pass elements; parallel
+    loops for this process's thread runtime unless ``thread_runtime`` is given (strata-cpu's
+    default, omp, would need libomp where the process has none: runtime/openmp.py)."""
+    from ..runtime.openmp import thread_runtime
+
+    options.setdefault("thread_runtime", thread_runtime())
     passes = []
     for _, text in level_steps("llvm", **options):
         passes += split_pipeline(text)

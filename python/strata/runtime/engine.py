@@ -66,9 +66,16 @@ def load_runtime_libraries() -> None:
 
 def thread_runtime_of(module: ir.Module) -> str | None:
     """What runs LLVM-dialect ``module``'s parallel loops: ``omp`` (it calls libomp),
-    ``async`` (MLIR's async runtime), or None (it is not threaded)."""
+    ``async`` (MLIR's async runtime), or None (it is not threaded).
+
+    Both compile roads (the JIT, the disk cache's library) ask it of each threaded
+    module, so async code made for want of libomp is reported here, once per process
+    (runtime/openmp.py's ``note_fallback``)."""
     names = [name for kind, name in top_level_symbols(module) if kind == "llvm.func"]
     if any(name.startswith("mlirAsyncRuntime") for name in names):
+        from .openmp import note_fallback
+
+        note_fallback()
         return "async"
     from mlir import ir
 
