@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["KNOBS", "PASS_KNOBS", "PATTERN", "parse_tuned", "format_tuned", "matmul_signature",
-           "attention_signature", "knobs_of"]
+__all__ = ["KNOBS", "PASS_KNOBS", "PATTERN", "SIGNATURE", "parse_tuned", "format_tuned",
+           "matmul_signature", "attention_signature", "knobs_of"]
 
 # short knob name -> strata-vectorize option field
 KNOBS = {
@@ -38,12 +38,14 @@ KNOBS = {
     "bq": "block_q", "bk": "block_k",   # an attention's query and key tiles
 }
 BOOL_KNOBS = ("pack", "blas")
+# the fields whose 0 means "from the host" (the others' values are at least 1)
+ZERO_MEANS_HOST = ("register_n", "micro_m", "micro_n")
 # the knobs another pass than strata-vectorize reads
 PASS_KNOBS = {"strata-fuse": ("blas",), "strata-attention": ("block_q", "block_k")}
 _KNOB_TEXT = r"(?:pack|pm|pn|pk|cm|cn|ck|rm|rn|mr|nr|pf|blas|bq|bk)[0-9]+"
 # a matmul: 4 sizes; an attention: 5 (heads x queries x keys x head dim x value dim)
-_ENTRY = (rf"[0-9]+x[0-9]+x[0-9]+x[0-9]+(?:x[0-9]+)?x(?:f32|f16|bf16):"
-          rf"{_KNOB_TEXT}(?:\.{_KNOB_TEXT})*")
+SIGNATURE = r"[0-9]+x[0-9]+x[0-9]+x[0-9]+(?:x[0-9]+)?x(?:f32|f16|bf16)"
+_ENTRY = rf"{SIGNATURE}:{_KNOB_TEXT}(?:\.{_KNOB_TEXT})*"
 PATTERN = rf"(?:{_ENTRY}(?:,{_ENTRY})*)?"
 _KNOB = re.compile(r"([a-z]+)([0-9]+)")
 

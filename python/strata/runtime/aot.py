@@ -88,9 +88,9 @@ def _llc_version() -> str:
     """``llc --version``, kept in the memo folder (cache.memo_dir) for this llc and this
     CPU (running llc takes ~30 ms, most of a disk-cache hit's time in a new process)."""
     import hashlib
-    import json
 
     from ..codegen.host import cpuinfo
+    from . import json_file
     from .cache import memo_dir
 
     llc = _bin("llvm", "llc")
@@ -103,11 +103,10 @@ def _llc_version() -> str:
              .hexdigest()[:16]}
     path = os.path.join(memo_dir(), "llc-version.json")
     try:
-        with open(path) as f:
-            saved = json.load(f)
+        saved = json_file.load_object(path)
         if saved.get("stamp") == stamp and isinstance(saved.get("version"), str):
             return saved["version"]
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         pass
     import subprocess
 

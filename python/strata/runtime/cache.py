@@ -28,6 +28,8 @@ import json
 import os
 import warnings
 
+from . import json_file
+
 __all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "store", "discard",
            "StrataCacheWarning"]
 
@@ -125,12 +127,11 @@ def _source_fingerprint() -> str:
         stamp = stamp.hexdigest()
         saved = os.path.join(memo_dir(), "source-fingerprint.json")
         try:
-            with open(saved) as f:
-                data = json.load(f)
+            data = json_file.load_object(saved)
             if data.get("stamp") == stamp and isinstance(data.get("source"), str):
                 _SOURCE = data["source"]
                 return _SOURCE
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError):
             pass
         h = hashlib.sha256()
         for path in files:
@@ -199,7 +200,8 @@ def entry_key(ir_text: str, function: str, options: dict) -> str:
 
 
 class StrataCacheWarning(UserWarning):
-    """A cache entry was found damaged and was removed (it is rebuilt)."""
+    """A file of the cache folder was found damaged: a cache entry (removed and
+    rebuilt) or the tuning record (ignored; runtime/tuning_record.py)."""
 
 
 _WARNED = False
@@ -242,15 +244,13 @@ def load(key: str, check: dict):
     if not os.path.isdir(folder) and not _fetch_remote(key):
         return None
     try:
-        with open(os.path.join(folder, MANIFEST)) as f:
-            manifest = json.load(f)
-        if not isinstance(manifest, dict) or sorted(manifest) != sorted(FILES):
+        manifest = _read_object(folder, MANIFEST)
+        if sorted(manifest) != sorted(FILES):
             raise ValueError("bad manifest")
         for name in FILES:
             if _sha256(os.path.join(folder, name)) != manifest[name]:
                 raise ValueError(f"{name} does not match its checksum")
-        with open(os.path.join(folder, "meta.json")) as f:
-            meta = json.load(f)
+        meta = _read_object(folder, "meta.json")
         if meta.get("format") != FORMAT:
             raise ValueError("another format")
         for k, v in check.items():
@@ -261,6 +261,14 @@ def load(key: str, check: dict):
     except (OSError, ValueError, TypeError, AttributeError) as e:
         discard(key, str(e) or type(e).__name__)
         return None
+
+
+def _read_object(folder: str, name: str) -> dict:
+    """The JSON object of an entry's file ``name``; ValueError naming the file when damaged."""
+    try:
+        return json_file.load_object(os.path.join(folder, name))
+    except ValueError as e:
+        raise ValueError(f"{name} {e}") from None
 
 
 def _remote():

@@ -39,6 +39,8 @@ import tempfile
 import time
 import warnings
 
+from . import json_file
+
 __all__ = ["ENV", "StrataRemoteCacheWarning", "enabled", "fetch", "publish", "pack", "unpack",
            "acquire_lease", "release_lease", "entry_name", "reset"]
 
@@ -146,7 +148,7 @@ def unpack(blob: bytes) -> dict[str, bytes]:
     line_end = blob.find(b"\n", len(MAGIC))
     if line_end < 0:
         raise ValueError("no header")
-    sizes = json.loads(blob[len(MAGIC):line_end])
+    sizes = json_file.loads(blob[len(MAGIC):line_end])
     if not isinstance(sizes, dict) or not all(
             isinstance(n, str) and "/" not in n and not n.startswith(".") and
             isinstance(s, int) and s >= 0 for n, s in sizes.items()):
@@ -171,13 +173,13 @@ def _validate(key: str, files: dict[str, bytes]) -> None:
 
     if sorted(files) != sorted(cache.FILES + (cache.MANIFEST,)):
         raise ValueError(f"files {sorted(files)}")
-    manifest = json.loads(files[cache.MANIFEST])
+    manifest = json_file.loads(files[cache.MANIFEST])
     if not isinstance(manifest, dict) or sorted(manifest) != sorted(cache.FILES):
         raise ValueError("bad manifest")
     for name in cache.FILES:
         if hashlib.sha256(files[name]).hexdigest() != manifest[name]:
             raise ValueError(f"{name} does not match its checksum")
-    meta = json.loads(files["meta.json"])
+    meta = json_file.loads(files["meta.json"])
     if not isinstance(meta, dict) or meta.get("format") != cache.FORMAT:
         raise ValueError("another format")
     parts = meta.get("key")

@@ -26,8 +26,10 @@ from __future__ import annotations
 import json
 import os
 
-__all__ = ["record_path", "enabled", "target_key", "entries", "matching", "tuned_text",
-           "add", "show", "forced"]
+from . import json_file
+
+__all__ = ["record_path", "enabled", "target_key", "entries", "entry_problem", "matching",
+           "tuned_text", "add", "show", "forced"]
 
 FORMAT = 1
 _MEMO: dict = {}
@@ -67,24 +69,119 @@ def target_key() -> dict:
 
 
 def entries(path: str | None = None) -> list[dict]:
-    """Every entry of the record (any target); [] without a readable record."""
+    """Every well-formed entry of the record (any target); [] without a readable record.
+
+    A damaged record (not JSON, nested too deeply, values of the wrong kinds) never
+    breaks a compile: what is damaged is ignored, with one :class:`StrataCacheWarning`
+    per record and process, and ``strata tune`` rewrites the record without it."""
     path = path or record_path()
+    found, problem = _read(path)
+    if problem:
+        _warn_ignored(path, problem)
+    return found
+
+
+def _read(path: str) -> tuple[list[dict], str | None]:
+    """The record's well-formed entries and what is wrong with the rest (None: nothing),
+    memoized while the file's modification time stays the same."""
     try:
         stamp = os.stat(path).st_mtime_ns
     except OSError:
-        return []
+        return [], None
     memo = _MEMO.get(path)
     if memo is not None and memo[0] == stamp:
-        return memo[1]
+        return memo[1], memo[2]
+    found, problem = [], None
     try:
-        with open(path) as f:
-            data = json.load(f)
-        found = [e for e in data["entries"] if isinstance(e, dict)] \
-            if data.get("format") == FORMAT else []
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        found = []  # a damaged record tunes nothing (strata tune rewrites it)
-    _MEMO[path] = (stamp, found)
-    return found
+        data = json_file.load_object(path)
+        if data.get("format") != FORMAT:
+            problem = f"has format {data.get('format')!r}, not {FORMAT}"
+        elif not isinstance(data.get("entries"), list):
+            problem = f"has entries that are {json_file.kind(data.get('entries'))}, not an array"
+        else:
+            bad = []
+            for entry in data["entries"]:
+                why = entry_problem(entry)
+                if why:
+                    bad.append(why)
+                else:
+                    found.append(entry)
+            if bad:
+                problem = (f"has {len(bad)} malformed entr{'y' if len(bad) == 1 else 'ies'} "
+                           f"(the first: {bad[0]})")
+    except OSError:
+        return [], None
+    except ValueError as e:
+        problem = str(e)
+    _MEMO[path] = (stamp, found, problem)
+    return found, problem
+
+
+def entry_problem(entry) -> str | None:
+    """What makes ``entry`` unusable as a record entry (None: it is well formed): an op
+    signature, a thread count, target and versions objects, and a config of known option
+    fields to integers in their options' ranges (or booleans), as strata-vectorize's tuned
+    text needs. (A tile the pass rejects for this op, such as a micro-kernel width that is
+    not a multiple of the vector lanes, is still the pass's located error.)"""
+    import re
+
+    from ..passes.tuning import BOOL_KNOBS, KNOBS, SIGNATURE, ZERO_MEANS_HOST
+
+    if not isinstance(entry, dict):
+        return f"an entry is {json_file.kind(entry)}, not an object"
+    op = entry.get("op")
+    if not isinstance(op, str) or not re.fullmatch(SIGNATURE, op):
+        return f"op {op!r} is not an op signature such as 1x64x64x64xf32"
+    threads = entry.get("threads")
+    if type(threads) is not int or threads < 1:
+        return f"{op}: threads {threads!r} is not a positive integer"
+    for name in ("target", "versions"):
+        if not isinstance(entry.get(name), dict):
+            return f"{op}: its {name} is {json_file.kind(entry.get(name))}, not an object"
+    config = entry.get("config")
+    if not isinstance(config, dict):
+        return f"{op}: its config is {json_file.kind(config)}, not an object"
+    for name, value in config.items():
+        if name not in KNOBS and name not in KNOBS.values():
+            return f"{op}: unknown config field {name!r}"
+        field = KNOBS.get(name, name)
+        if field in BOOL_KNOBS:
+            if type(value) is not bool and value not in (0, 1):
+                return f"{op}: config {name}={value!r} is not a boolean"
+            continue
+        least = 0 if field in ZERO_MEANS_HOST else 1
+        if type(value) is not int or not least <= value < 2**63:
+            return f"{op}: config {name}={value!r} is not an integer of at least {least}"
+    for name in ("default_s", "tuned_s"):
+        value = entry.get(name)
+        if value is not None and (type(value) not in (int, float) or value < 0):
+            return f"{op}: {name} {value!r} is not a time in seconds"
+    return None
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_ignored(path: str, why: str) -> None:
+    """Warns, once per record and process, at the user's line, that (part of) the record
+    was ignored."""
+    import warnings
+
+    from ..frontend.locations import user_frame
+    from .cache import StrataCacheWarning
+
+    if path in _WARNED:
+        return
+    _WARNED.add(path)
+    message = (f"strata: the tuning record {path} {why}: ignored (what it tuned compiles "
+               "untuned until 'strata tune' rewrites the record)")
+    frame = user_frame()
+    if frame is None:
+        warnings.warn(message, StrataCacheWarning, stacklevel=2)
+        return
+    warnings.warn_explicit(message, StrataCacheWarning, frame.f_code.co_filename,
+                           frame.f_lineno, registry=frame.f_globals.setdefault(
+                               "__warningregistry__", {}))
 
 
 def _same_key(entry: dict, op: str, key: dict, threads: int) -> bool:
@@ -140,12 +237,13 @@ def add(new: list[dict], path: str | None = None) -> None:
 
 def show(path: str | None = None) -> str:
     """The record as a table: one row per entry, this target's marked ``*``."""
-    found = entries(path)
     path = path or record_path()
+    found, problem = _read(path)
+    damaged = f" (it {problem}: ignored; 'strata tune' rewrites it)" if problem else ""
     if not found:
-        return f"no tuning record at {path}\n"
+        return f"no tuning record at {path}{damaged}\n"
     key = target_key()
-    lines = [f"tuning record {path} ({len(found)} entries; * = this target)",
+    lines = [f"tuning record {path} ({len(found)} entries; * = this target){damaged}",
              f"  {'op':<24} {'thr':>3} {'default':>11} {'tuned':>11} {'speedup':>7}  "
              "config  [cpu]"]
     for e in sorted(found, key=lambda e: (str(e.get("op")), e.get("threads", 0))):
