@@ -153,3 +153,23 @@ def test_a_dynamic_variant_comes_back_from_the_disk_cache(tmp_path):
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert first.stdout.split() == ["1", "0"], first.stderr[-2000:]
     assert again.stdout.split() == ["1", "1"], again.stderr[-2000:]
+
+
+@pytest.mark.parametrize("how", ["marked", "automatic"])
+def test_dynamic_reshape_checks_divisibility_at_call_time(how):
+    """A dynamic variant of ``x.reshape(-1, 4)`` assumed the size divides by 4: 10
+    elements gave a (2, 4) result, dropping two. Now the call is refused at the user's
+    line, as numpy refuses the reshape; divisible sizes still run on the variant."""
+    opts = {"dynamic": {"x": [0]}} if how == "marked" else {"automatic_dynamic": True}
+    f = strata.jit(lambda x: x.reshape(-1, 4) * 2.0, **opts)
+    for n in (8, 12, 20):
+        x = np.arange(n, dtype=np.float32)
+        assert np.array_equal(f(x), x.reshape(-1, 4) * 2.0)
+    with pytest.raises(strata.StrataError, match=r"test_dynamic\.py:\d+:\d+: error: reshape: "
+                       r"cannot reshape 10 .* not a multiple of 4"):
+        f(np.arange(10, dtype=np.float32))
+    g = strata.jit(lambda x: x.reshape(2, 4) + 1.0, **opts)
+    g(np.ones(8, np.float32))
+    g(np.ones(8, np.float32))
+    with pytest.raises(strata.StrataError, match="cannot reshape 10"):
+        g(np.ones(10, np.float32))

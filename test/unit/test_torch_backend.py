@@ -237,16 +237,45 @@ def _subgraph_args(sub, model, x):
     return [by_shape[tuple(s)] for s, _ in sub.compiled.arg_specs]
 
 
-def test_int64_inputs_take_the_numpy_path():
+def test_int64_inputs_stay_int64():
+    """The GPT block's token ids reach strata as i64 (they were narrowed to i32 once)."""
     model, inputs = torch_models.build("gpt_block")
     record = []
     with torch.no_grad():
         got = _compile(model, record)(*inputs)
         want = model(*inputs)
     subs = [s.compiled for g in record for s in g.subgraphs if s.kind == "strata"]
-    assert subs and all(s._direct is None for s in subs if any(
-        d == "i32" for _, d in s.compiled.arg_specs))
+    int_subs = [s for s in subs if any(d.startswith("i") for _, d in s.compiled.arg_specs)]
+    assert int_subs and all(d != "i32" for s in int_subs for _, d in s.compiled.arg_specs)
+    assert any(d == "i64" for s in int_subs for _, d in s.compiled.arg_specs)
     assert _error(got, want) <= 1e-4
+
+
+@pytest.mark.parametrize("values", [[2**40, 2**31], [2**31 - 1, -2**31], [-2**62, 7]])
+def test_int64_arithmetic_is_not_narrowed(values):
+    """x * 3 + 1 on int64 values beyond int32 gave [1, -2147483647] for [2**40, 2**31]."""
+    x = torch.tensor(values)
+    record = []
+    got = _compile(lambda t: t * 3 + 1, record)(x)
+    assert got.dtype == torch.int64 and torch.equal(got, x * 3 + 1)
+    assert [s.kind for g in record for s in g.subgraphs] == ["strata"]
+
+
+def test_int64_index_arithmetic_and_gather():
+    """Indices computed in int64 (an offset beyond int32, subtracted again) pick the right
+    rows; argmax's result is int64 as torch's."""
+    table = torch.randn(10, 3)
+
+    def fn(t, ids):
+        picked = t[(ids + 2**33) - 2**33]
+        return picked, picked.argmax(dim=1) + ids
+
+    ids = torch.tensor([9, 0, 4, 4])
+    record = []
+    got = _compile(fn, record)(table, ids)
+    want = fn(table, ids)
+    assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    assert got[1].dtype == torch.int64
 
 
 @pytest.mark.parametrize("name", ["mlp", "encoder_layer"])
@@ -274,3 +303,30 @@ def test_compiled_ops_carry_source_locations(name):
         files = set(re.findall(r'loc\("([^"]+)":\d+:\d+\)', text))
         assert files == want, files
         assert "<torch>" not in text
+
+
+def _eye_matmul(x):
+    return x @ torch.eye(4) + 1
+
+
+def _set_column(y):
+    y = y.clone()
+    y[:, 0] = -5.0
+    return y * 2
+
+
+def _ones_diag(x):
+    return x.new_ones(4).diag() + x
+
+
+@pytest.mark.parametrize("fn", [_eye_matmul, _set_column, _ones_diag], ids=lambda f: f.__name__)
+def test_constants_built_inside_the_graph_fold(fn):
+    """torch.eye / a filled index tensor / new_ones: ops with no tensor operand that the
+    importer computes once, in torch. The backend runs inside Dynamo's fake-tensor mode, so
+    they used to fail with '.numpy() is not supported for tensor subclasses'."""
+    x = torch.randn(4, 4)
+    record = []
+    got = _compile(fn, record)(x)
+    assert torch.equal(got, fn(x)) or _error(got, fn(x)) <= 1e-6
+    assert record and all(s.error is None for g in record for s in g.subgraphs)
+    assert any(s.kind == "strata" for g in record for s in g.subgraphs)

@@ -23,7 +23,8 @@ __all__ = [
 
 Shape = tuple  # tuple[int | None, ...]
 FLOAT_DTYPES = ("f32", "f16", "bf16")
-DTYPES = FLOAT_DTYPES + ("i32",)
+DTYPES = FLOAT_DTYPES + ("i32", "i64")
+INDEX_DTYPES = ("i32", "i64")
 COMPARE_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 LAYOUTS = ("NCHW", "NHWC")
 GELU_FORMS = ("none", "tanh")
@@ -283,9 +284,9 @@ def slice_(shape: Shape, dtype: str, starts: Sequence[int], limits: Sequence[int
 def gather(shape: Shape, index_shape: Shape, dtype: str, index_dtype: str, axis: int):
     """numpy ``take(input, indices, axis)``: the axis replaced by the indices' dims."""
     _check_dtype("gather", dtype, DTYPES, "input")
-    if index_dtype != "i32":
+    if index_dtype not in INDEX_DTYPES:
         raise ShapeError(f"gather: indices element type {index_dtype} is not supported "
-                         "(expected i32)")
+                         "(expected i32 or i64)")
     ax = normalize_axis("gather", axis, len(shape))
     if shape[ax] == 0:
         raise ShapeError(f"gather: axis {ax} of the input {fmt_shape(shape)} has no elements "
@@ -321,8 +322,9 @@ def pad(shape: Shape, dtype: str, low: Sequence[int], high: Sequence[int], value
             raise ShapeError(f"pad: {name} has {len(v)} entries for a rank-{rank} input")
         if any(w < 0 for w in v):
             raise ShapeError(f"pad: {name} widths must be >= 0, got {list(v)}")
-    if dtype == "i32" and not (float(value).is_integer() and -2**31 <= value < 2**31):
-        raise ShapeError(f"pad: pad_value {value} is not an i32 value")
+    bits = {"i32": 32, "i64": 64}.get(dtype)
+    if bits and not (float(value).is_integer() and -2**(bits - 1) <= value < 2**(bits - 1)):
+        raise ShapeError(f"pad: pad_value {value} is not an {dtype} value")
     return tuple(None if d is None else lo + d + hi
                  for d, lo, hi in zip(shape, low, high, strict=True)), dtype
 
@@ -333,9 +335,9 @@ def scatter(op: str, shape: Shape, index_shape: Shape, update_shape: Shape,
     and updates of one shape, of the input's rank, within the input's other dims."""
     dtype, index_dtype, update_dtype = dtypes
     _check_dtype(op, dtype, DTYPES, "input")
-    if index_dtype != "i32":
+    if index_dtype not in INDEX_DTYPES:
         raise ShapeError(f"{op}: indices element type {index_dtype} is not supported "
-                         "(expected i32)")
+                         "(expected i32 or i64)")
     if update_dtype != dtype:
         raise ShapeError(f"{op}: updates element type {update_dtype} differs from the "
                          f"input's {dtype}")

@@ -12,7 +12,8 @@ from __future__ import annotations
 from mlir import ir
 
 from ..errors import StrataError, format_location
-from .shapes import ShapeError
+from . import shapes as shape_rules
+from .shapes import ShapeError, fmt_shape
 from .types import shape_of, tensor_type
 from .verifier import OpAttrs, _Operand, infer
 
@@ -32,10 +33,18 @@ def _op_spec(op: ir.Operation, operands: list[_Operand]) -> tuple:
     declared = shape_of(op.results[0].type)
     kind = op.name.split(".", 1)[1]
     if kind in ("reshape", "broadcast_to"):
-        # Their target shape is the result type itself: keep its static dims.
+        # Their target shape is the result type itself: keep its static dims, resolve the
+        # dynamic ones from the operand, and check the operand fits the target (a variant
+        # compiled with dynamic dims assumed it: 10 elements into ?x4 must fail, not drop 2).
         shape, dtype = declared
         if None in shape:
-            shape, dtype = _resolve_target(kind, operands[0], declared)
+            shape, dtype = _resolve_target(kind, operands[0], declared,
+                                           format_location(op.location))
+        rule = shape_rules.reshape if kind == "reshape" else shape_rules.broadcast_to
+        try:
+            rule(operands[0].shape, dtype, shape)
+        except ShapeError as e:
+            raise StrataError(str(e), location=format_location(op.location)) from None
         return tuple(shape), dtype
     try:
         shape, dtype = infer(kind, operands, OpAttrs(op), op.results[0].type)
@@ -87,7 +96,7 @@ def specialize_function(module: ir.Operation, name: str, specs) -> None:
         fn.attributes["function_type"] = ir.TypeAttr.get(ftype)
 
 
-def _resolve_target(kind, operand, declared):
+def _resolve_target(kind, operand, declared, location):
     shape, dtype = declared
     if kind == "broadcast_to":
         lead = len(shape) - len(operand.shape)
@@ -103,8 +112,12 @@ def _resolve_target(kind, operand, declared):
         if d is not None:
             known *= d
     missing = [i for i, d in enumerate(shape) if d is None]
-    if len(missing) == 1 and known:
+    if len(missing) == 1 and known and total % known == 0:
         out = list(shape)
         out[missing[0]] = total // known
         return tuple(out), dtype
+    if len(missing) == 1:  # no size fits: the shape rule's message says so
+        raise StrataError(f"reshape: cannot reshape {fmt_shape(operand.shape)} ({total} "
+                          f"elements) into {fmt_shape(shape)}: {total} is not a multiple of "
+                          f"{known}", location=location)
     return shape, dtype

@@ -100,7 +100,8 @@ def _splat(scope, value, dtype: str) -> Tensor:
     if dtype.startswith("i"):
         if isinstance(value, (float, np.floating)) and not float(value).is_integer():
             raise S.ShapeError(f"cannot use the non-integer {value} with an {dtype} tensor")
-        if not -2**31 <= int(value) < 2**31:
+        bits = 64 if dtype == "i64" else 32
+        if not -2**(bits - 1) <= int(value) < 2**(bits - 1):
             raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} tensor")
         value = int(value)
     else:
@@ -174,6 +175,8 @@ def _scalar_dtype(values) -> str:
 
 def _binary(name, lhs, rhs):
     scope, (a, b) = _as_tensors(lhs, rhs)
+    if {a.dtype, b.dtype} == {"i32", "i64"}:  # numpy's promotion: the i32 side widens
+        a, b = (_cast(scope, t, "i64") if t.dtype == "i32" else t for t in (a, b))
     return _emit(scope, strata.op_class(f"strata.{name}"), a, b)
 
 
@@ -560,13 +563,15 @@ def take(x, indices, axis: int | None = None):
     """numpy ``take(x, indices, axis)``: slices of ``x`` picked along ``axis`` by i32
     ``indices`` (a strata tensor, a Python list or a numpy array); ``axis=None`` picks
     from the flattened ``x``. Negative indices count from the end; an index still out of
-    range is clamped (numpy's ``mode="clip"``), so the op never reads out of bounds.
+    range is clamped (numpy's ``mode="clip"``), so the op never reads out of bounds; an
+    index is never wrapped (int64 indices beyond i32 stay i64 and clamp).
     ``take(table, ids, axis=0)`` is an embedding lookup."""
     if isinstance(indices, (list, tuple)):  # our own copy: nothing can write to it
-        indices = np.asarray(indices, dtype=np.int32)
+        indices = np.asarray(indices, dtype=np.int64)
+        indices = indices.astype(np.int32) if fits_i32(indices) else indices
         indices.setflags(write=False)
     elif isinstance(indices, np.ndarray) and indices.dtype.kind in "iu" and \
-            indices.dtype != np.int32:
+            indices.dtype != np.int32 and fits_i32(indices):
         writable = indices.flags.writeable
         indices = indices.astype(np.int32)
         indices.setflags(write=writable)
@@ -720,11 +725,26 @@ def dense_attr(array: np.ndarray, dtype: str) -> ir.DenseElementsAttr:
     return ir.DenseElementsAttr.get(data, signless=True, type=t.element_type)
 
 
+def fits_i32(array: np.ndarray) -> bool:
+    """Every value of an integer array is an i32 value."""
+    return not array.size or (int(array.min()) >= -2**31 and int(array.max()) < 2**31)
+
+
+def _outside_i32(array: np.ndarray) -> int:
+    return int(array.max()) if int(array.max()) >= 2**31 else int(array.min())
+
+
 def _constant_in(scope, value, dtype):
     array = np.asarray(value)
     if dtype is None:
         dtype = dtype_of_numpy(array.dtype)
-        dtype = {"f64": "f32", "i64": "i32"}.get(dtype, dtype)
+        if dtype == "i64" and not fits_i32(array):
+            pass  # values need 64 bits: an i64 constant (never wrapped)
+        else:
+            dtype = {"f64": "f32", "i64": "i32"}.get(dtype, dtype)
+    elif dtype == "i32" and array.dtype.kind in "iu" and not fits_i32(array):
+        raise S.ShapeError(f"constant: value {_outside_i32(array)} does not fit in i32 "
+                           "(use dtype 'i64')")
     if dtype not in S.DTYPES:
         raise S.ShapeError(f"constant: element type {dtype or array.dtype} is not supported "
                            f"(expected one of {', '.join(S.DTYPES)})")
@@ -741,7 +761,8 @@ def _constant_in(scope, value, dtype):
 
 @_user_errors
 def constant(value, dtype: str | None = None, *, like: Tensor | None = None) -> Tensor:
-    """A dense constant from a numpy array (f64 becomes f32, i64 becomes i32).
+    """A dense constant from a numpy array (f64 becomes f32; i64 becomes i32 where every
+    value fits in 32 bits, else stays i64: a value is never wrapped).
 
     ``like`` names a tensor of the function to build into (default: the function
     being traced or built most recently).

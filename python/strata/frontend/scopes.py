@@ -55,7 +55,7 @@ def spec_of(value, name: str = "argument") -> TensorSpec:
         return TensorSpec((), "i32")
     if isinstance(value, (np.ndarray, np.generic)):
         dtype = dtype_of_numpy(value.dtype)
-        if dtype not in ("f32", "f16", "bf16", "i32", "i1"):
+        if dtype not in ("f32", "f16", "bf16", "i32", "i64", "i1"):
             raise StrataError(f"{name}: numpy dtype {value.dtype} is not supported (use float32, "
                               "float16, bfloat16, int32 or bool)", location=location_text())
         return TensorSpec(np.shape(value), dtype)

@@ -33,13 +33,17 @@ splits multi-dim loops with static inner trip counts wrongly) and becomes an
 Then (every case):
 
     strata-lower-vectors, strata-strided-copies, func.func(convert-linalg-to-loops),
-    convert-vector-to-scf, lower-affine, convert-scf-to-cf,
+    convert-vector-to-scf, lower-affine, convert-math-to-funcs, convert-scf-to-cf,
     convert-vector-to-llvm, expand-strided-metadata, finalize-memref-to-llvm,
     convert-math-to-llvm, convert-math-to-libm, arith-expand, convert-arith-to-llvm,
     convert-index-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, convert-ub-to-llvm,
     reconcile-unrealized-casts
 
     memref.alloc / scf.for / arith.addf   =>   llvm.call @malloc / llvm.br / llvm.fadd
+
+``convert-math-to-funcs`` turns integer powers (``math.ipowi``, which no LLVM intrinsic
+implements) into calls of a generated function (repeated squaring; a vector is unrolled
+into calls per element).
 
 After it only ``llvm.*`` ops remain, and ``omp.*`` ops on LLVM types with
 ``thread-runtime=omp`` (checked by strata-check-level{level=llvm}).
@@ -104,7 +108,7 @@ class LowerToLLVMPass(PassPipeline):
         omp = "convert-openmp-to-llvm, " if parallel and self.thread_runtime == "omp" else ""
         p.add(
             "func.func(convert-linalg-to-loops), convert-vector-to-scf, lower-affine, "
-            "convert-scf-to-cf, canonicalize, cse, "
+            "convert-math-to-funcs, convert-scf-to-cf, canonicalize, cse, "
             f"convert-vector-to-llvm{{enable-x86vector{reassoc}}}, "
             "expand-strided-metadata, lower-affine, finalize-memref-to-llvm, "
             "convert-math-to-llvm, convert-math-to-libm, arith-expand, convert-arith-to-llvm, "

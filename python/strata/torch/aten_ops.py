@@ -9,7 +9,7 @@ PyTorch and ``strata.torch.explain`` reports the reason.
     %addmm = aten.addmm.default(%b, %x, %w_t)   ->   strata.matmul + strata.add
     %ln = aten.native_layer_norm.default(...)   ->   strata.layer_norm (mean/rstd on demand)
 
-Integer tensors are int32 inside strata (int64 tensors are narrowed at the boundary).
+int64 tensors are i64 inside strata (never narrowed to i32), int32 i32.
 A symbolic size is a dynamic dim (None); ``symbolic.symbolic_unsupported`` says which ops
 cannot take theirs. Slices of a tensor with a dynamic dim (along a static one) are
 ``strata.take`` of constant indices, since strata.slice has static sizes.
@@ -30,11 +30,11 @@ from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsu
 __all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "is_foldable"]
 
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-           torch.int32: "i32", torch.int64: "i32", torch.bool: "i1"}
+           torch.int32: "i32", torch.int64: "i64", torch.bool: "i1"}
 
 
 def strata_dtype(dtype: torch.dtype) -> str | None:
-    """The strata dtype that holds a torch dtype (int64 narrows to i32), or None."""
+    """The strata dtype of a torch dtype, or None."""
     return _DTYPES.get(dtype)
 
 
@@ -75,7 +75,7 @@ def _with_tensor(node, fn, a, b):
 def _np(node):
     dtype = _out_dtype(node)
     return {"f32": np.float32, "f16": np.float16, "bf16": np.float32, "i32": np.int32,
-            "i1": np.bool_}[dtype]
+            "i64": np.int64, "i1": np.bool_}[dtype]
 
 
 # --- elementwise -------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def _rounding(fn):
     def convert(node, self, decimals=0):
         if decimals:
             raise NotImplementedError("round with decimals")
-        return self if self.dtype == "i32" else fn(self)  # integers are already whole
+        return self if self.dtype in ("i32", "i64") else fn(self)  # integers are whole
 
     return convert
 
@@ -151,7 +151,7 @@ def _compare(fn):
         if len(set(dtypes)) > 1:
             common = torch.promote_types(*(a_.meta["val"].dtype for a_ in node.args[:2]))
             a, b = _cast_to(a, strata_dtype(common)), _cast_to(b, strata_dtype(common))
-        if isinstance(b, float) and isinstance(a, Tensor) and a.dtype in ("i32", "i1"):
+        if isinstance(b, float) and isinstance(a, Tensor) and a.dtype in ("i32", "i64", "i1"):
             a = S.cast(a, "f32")
         if isinstance(a, Tensor) and a.dtype == "i1":
             a = S.cast(a, "i32")
@@ -230,14 +230,16 @@ def _amin(node, self, dim=(), keepdim=False):
 
 def _argmax(node, self, dim=None, keepdim=False):
     if dim is None and keepdim:  # torch keeps every dim as size 1
-        return S.reshape(S.argmax(self), strata_shape(node.meta["val"].shape))
-    return S.argmax(self, axis=dim, keepdims=keepdim)
+        return _cast_to(S.reshape(S.argmax(self), strata_shape(node.meta["val"].shape)),
+                        _out_dtype(node))
+    return _cast_to(S.argmax(self, axis=dim, keepdims=keepdim), _out_dtype(node))
 
 
 def _argmin(node, self, dim=None, keepdim=False):
     if dim is None and keepdim:
-        return S.reshape(S.argmin(self), strata_shape(node.meta["val"].shape))
-    return S.argmin(self, axis=dim, keepdims=keepdim)
+        return _cast_to(S.reshape(S.argmin(self), strata_shape(node.meta["val"].shape)),
+                        _out_dtype(node))
+    return _cast_to(S.argmin(self, axis=dim, keepdims=keepdim), _out_dtype(node))
 
 
 def _prod(node, self, dim=None, keepdim=False, dtype=None):
@@ -325,8 +327,9 @@ def _reshape_to_node(node, self, *rest, **kw):
 
 
 def _indices(array):
-    """Constant i32 indices for strata.take (read-only: compiled in)."""
-    array = array.astype(np.int32)
+    """Constant indices for strata.take (read-only: compiled in): i32 where every index
+    fits, else i64 (never wrapped)."""
+    array = array.astype(np.int32) if S.fits_i32(array) else array.astype(np.int64)
     array.setflags(write=False)
     return array
 
@@ -606,31 +609,92 @@ CONVERTERS = {
 }
 
 # ops with no tensor operand whose value the importer computes once, in torch (a constant)
-FOLDABLE = {"arange", "zeros", "ones", "empty", "triu", "tril", "iota"}
+FOLDABLE = {"arange", "zeros", "ones", "empty", "full", "scalar_tensor", "eye", "triu",
+            "tril", "iota"}
+
+
+FOLD_LIMIT = 1 << 20  # elements: a larger folded value would bloat the compiled module
 
 
 def is_foldable(node) -> bool:
-    """An op with no tensor operand (arange, ones, triu of one): computed once, in torch."""
-    if _packet_name(node.target) not in FOLDABLE:
+    """A value that depends on no input of the graph: an op with no tensor operand (arange,
+    ones, eye's pieces) or whose operands are all such values, deterministic and not
+    in place. It is computed once, in torch, and compiled in as a constant (the pieces
+    may have dtypes strata lacks, like eye's uint8 aranges; only what strata ops read is
+    converted)."""
+    cached = node.meta.get("strata_foldable")
+    if cached is None:
+        cached = node.meta["strata_foldable"] = _foldable(node)
+    return cached
+
+
+def _foldable(node) -> bool:
+    if node.op != "call_function" or not hasattr(node.target, "_schema"):
         return False
-    found = []
-    torch.fx.node.map_arg((node.args, node.kwargs), found.append)
-    return not found
+    schema = node.target._schema
+    if schema.is_mutable or torch.Tag.nondeterministic_seeded in node.target.tags:
+        return False
+    inputs = []
+    torch.fx.node.map_arg((node.args, node.kwargs), inputs.append)
+    if not inputs and _packet_name(node.target) not in FOLDABLE:
+        return False  # (a factory strata does not know: left to its converter or eager)
+    if not all(is_foldable(i) for i in inputs):
+        return False
+    vals = _vals(node)
+    return all(isinstance(v, torch.Tensor) and not is_symbolic(v) and v.numel() <= FOLD_LIMIT
+               for v in vals)
+
+
+def folded_value(node):
+    """The torch value of a foldable node, computed once (on real tensors: the backend runs
+    inside Dynamo's fake-tensor mode, whose tensors hold no values)."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    value = node.meta.get("strata_folded")
+    if value is None:
+        def arg(a):
+            return folded_value(a) if isinstance(a, torch.fx.Node) else a
+
+        args = torch.fx.node.map_aggregate(node.args, arg)
+        kwargs = torch.fx.node.map_aggregate(node.kwargs, arg)
+        with unset_fake_temporarily():
+            value = node.target(*args, **kwargs)
+        node.meta["strata_folded"] = value
+    return value
 
 
 def fold(node):
     """The value of a foldable node, as a strata constant."""
-    value = node.target(*node.args, **node.kwargs)
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    value = folded_value(node)
     dtype = strata_dtype(value.dtype)
-    array = value.to(torch.float32 if dtype in ("f16", "bf16") else value.dtype).numpy()
-    if value.dtype == torch.int64:
-        array = array.astype(np.int32)
+    if dtype is None:
+        return _Unconverted(node)
+    with unset_fake_temporarily():
+        array = value.to(torch.float32 if dtype in ("f16", "bf16") else value.dtype).numpy()
+    if dtype == "i1":  # (a mask: strata has no bool constants, it compares i32 ones)
+        return S.not_equal(S.constant(array.astype(np.int32), "i32"), 0)
     return S.constant(array, dtype)
+
+
+class _Unconverted:
+    """A folded value of a dtype strata lacks: only other folded values may read it."""
+
+    def __init__(self, node):
+        self.node = node
 
 
 def _packet_name(target) -> str | None:
     packet = getattr(target, "overloadpacket", None)
     return getattr(packet, "__name__", None) if packet is not None else None
+
+
+def _folds_to_strata(node) -> bool:
+    """A foldable node's value can enter strata: its dtype is strata's, or only other
+    foldable nodes read it."""
+    val = node.meta.get("val")
+    return strata_dtype(val.dtype) is not None or all(is_foldable(u) for u in node.users)
 
 
 def _vals(node):
@@ -645,9 +709,11 @@ def unsupported(node) -> str | None:
     name = _packet_name(node.target)
     if name is None:
         return f"{getattr(node.target, '__name__', node.target)} is not an ATen op"
+    if is_foldable(node):
+        return None if _folds_to_strata(node) else (
+            f"aten.{name}: folded to a constant of dtype {node.meta['val'].dtype}, which "
+            "strata lacks, and read by a strata op")
     if name not in CONVERTERS:
-        if name in FOLDABLE and is_foldable(node):
-            return None
         return f"aten.{name} has no strata op"
     for val in _vals(node):
         if val is None:

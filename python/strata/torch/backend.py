@@ -7,7 +7,7 @@
 The backend is registered through the ``torch_dynamo_backends`` entry point (pyproject).
 Parameters and buffers reach the compiled code as arguments (aot_autograd lifts them),
 so new weights are new argument values, not a recompile. Tensors cross as numpy arrays
-over the same memory (contiguous CPU tensors; int64 is narrowed to int32, a copy), and
+over the same memory (contiguous CPU tensors; int64 stays int64, strata's i64), and
 results come back as tensors over the arrays the compiled code wrote. A graph Dynamo traces
 with symbolic sizes (automatic dynamic, ``dynamic=True``) compiles once with dynamic dims
 (symbolic.py): its size inputs are dropped at the call (strata reads the sizes from the
@@ -113,12 +113,12 @@ class StrataSubgraph(torch.nn.Module):
 
 
 _TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-                 "f64": torch.float64, "i32": torch.int32}
+                 "f64": torch.float64, "i32": torch.int32, "i64": torch.int64}
 
 
 def _direct_call(compiled, out_dtypes):
     """The warm path of a compiled subgraph whose arguments and results all have a torch
-    dtype of their own (no int64 narrowing, no bool): the tensors' data pointers go to the
+    dtype of their own (no bool): the tensors' data pointers go to the
     compiled code as they are, and its results are written into new torch tensors, with
     no numpy array on the way. The callable returns None for a tensor it cannot pass so
     (not contiguous, not on the CPU, empty), which then takes the numpy path. None where

@@ -35,7 +35,7 @@ __all__ = ["from_torch", "import_graph", "arguments", "spec_of_value", "tensor_i
 
 def spec_of_value(val, what: str) -> TensorSpec:
     """The TensorSpec of a (fake) tensor: its shape (a symbolic size a dynamic dim, None),
-    and int64 as i32."""
+    and int64 as i64."""
     if not isinstance(val, torch.Tensor):
         raise StrataError(f"{what}: a {type(val).__name__} input is not supported (tensors "
                           "only)", location="<torch>")
@@ -154,8 +154,7 @@ def _attr_constant(gm, node):
     value = getattr(gm, node.target)
     dtype = strata_dtype(value.dtype)
     array = value.detach().to(torch.float32 if dtype in ("f16", "bf16") else value.dtype)
-    return constant(array.numpy().astype("int32") if value.dtype == torch.int64
-                    else array.numpy(), dtype)
+    return constant(array.numpy(), dtype)
 
 
 def _core_aten(ep):

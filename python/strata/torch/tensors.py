@@ -2,8 +2,8 @@
 
 A contiguous CPU tensor and the numpy array over the same storage are one buffer
 (``Tensor.numpy()`` / ``torch.from_numpy``); bfloat16, which numpy lacks, travels as
-int16 viewed as ml_dtypes' bfloat16. int64 tensors are narrowed to int32 (a copy),
-since strata's integers are i32; other layouts are copied to a contiguous array.
+int16 viewed as ml_dtypes' bfloat16. int64 tensors stay int64 (strata's i64); other
+layouts are copied to a contiguous array.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ __all__ = ["to_numpy", "from_numpy"]
 
 
 def to_numpy(t) -> np.ndarray:
-    """A numpy array over ``t``'s memory (a copy only for int64, non-contiguous or bf16 on
-    a layout numpy cannot view)."""
+    """A numpy array over ``t``'s memory (a copy only for a non-contiguous tensor or bf16
+    on a layout numpy cannot view)."""
     if not isinstance(t, torch.Tensor):
         return np.asarray(t)
     t = t.detach()
@@ -28,8 +28,6 @@ def to_numpy(t) -> np.ndarray:
         import ml_dtypes
 
         return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    if t.dtype == torch.int64:
-        return t.numpy().astype(np.int32)
     return t.numpy()
 
 

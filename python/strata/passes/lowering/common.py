@@ -65,7 +65,9 @@ def fill(value, init) -> ir.Value:
 
 
 def convert(x: ir.Value, to: ir.Type) -> ir.Value:
-    """Scalar conversion between float widths and between float and i32."""
+    """Scalar conversion between float widths, between float and integer, and between
+    integer widths (i32 -> i64 sign-extends; i64 -> i32 keeps the low bits, as numpy's
+    ``astype`` does)."""
     src = x.type
     if src == to:
         return x
@@ -77,6 +79,8 @@ def convert(x: ir.Value, to: ir.Type) -> ir.Value:
         return arith.sitofp(to, x)
     if is_float(src):
         return fptosi_saturating(x, to)
+    if isinstance(src, ir.IntegerType) and isinstance(to, ir.IntegerType) and src.width > 1:
+        return arith.extsi(to, x) if to.width > src.width else arith.trunci(to, x)
     raise LoweringError(f"no conversion from {src} to {to}")
 
 
