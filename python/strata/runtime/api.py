@@ -873,6 +873,10 @@ class JitFunction:
             if program is not None:
                 return program
             signature = self.signature_of(args)
+            if self._marked:  # the marked dims exist in this call (runtime/jit_options.py)
+                from .jit_options import check_dims
+
+                check_dims(self.fn, "dynamic", self._marked, [len(s) for s, _ in signature])
             for guard, program in self._dynamic:
                 if _passes(guard, signature):
                     return self._remember(key, program)
@@ -1116,24 +1120,11 @@ def _passes(guard, signature) -> bool:
 
 
 def _dynamic_marks(fn, dynamic) -> dict:
-    """``{"x": [0]}`` (parameter name -> dims) as ``{arg index: {dims}}``, checked."""
-    if not dynamic:
-        return {}
-    import inspect
+    """``{"x": [0]}`` (parameter name -> dims) as ``{arg index: {dims}}``, checked
+    (runtime/jit_options.py)."""
+    from .jit_options import dynamic_marks
 
-    params = list(inspect.signature(fn).parameters)
-    marks = {}
-    for name, dims in dynamic.items():
-        if name not in params:
-            raise StrataError(f"dynamic: '{name}' is not a parameter of "
-                              f"{getattr(fn, '__name__', 'the function')} "
-                              f"(parameters: {', '.join(params)})", location=location_text())
-        dims = [dims] if isinstance(dims, int) else list(dims)
-        if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
-            raise StrataError(f"dynamic: dims of '{name}' must be non-negative ints, got {dims}",
-                              location=location_text())
-        marks[params.index(name)] = set(dims)
-    return marks
+    return dynamic_marks(fn, dynamic)
 
 
 DEFAULT_MAX_RECOMPILES = 8
@@ -1195,6 +1186,10 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     cost.
     The function may be called from several threads at once.
     """
+    from .jit_options import check_options
+
+    check_options(fusion=fusion, opt_level=opt_level, layout=layout, timing=timing,
+                  automatic_dynamic=automatic_dynamic, dynamic=dynamic, buckets=buckets)
     options = dict(fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
                    max_variants=max_variants, dynamic=dynamic,
                    automatic_dynamic=automatic_dynamic, max_recompiles=max_recompiles,

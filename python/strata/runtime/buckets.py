@@ -23,15 +23,15 @@ vs real, and the seconds spent copying (``f.bucket_costs()``).
 
 from __future__ import annotations
 
-import inspect
 import threading
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import StrataError
+from ..errors import StrataError, StrataMemoryError
 from ..frontend.locations import location_text
+from .jit_options import bucket_rules, check_dims
 
 __all__ = ["BucketPolicy", "BucketStats", "bucket_size"]
 
@@ -66,40 +66,12 @@ def bucket_size(n: int, rule) -> int:
     return n
 
 
-def _rules(fn, buckets) -> dict:
-    """``{"x": {0: "pow2"}}`` as ``{arg index: (dim, rule)}``, checked."""
-    params = list(inspect.signature(fn).parameters)
-    name = getattr(fn, "__name__", "the function")
-    out = {}
-    for arg, dims in buckets.items():
-        if arg not in params:
-            raise StrataError(f"buckets: '{arg}' is not a parameter of {name} (parameters: "
-                              f"{', '.join(params)})", location=location_text())
-        if not isinstance(dims, dict) or len(dims) != 1:
-            raise StrataError(f"buckets: '{arg}' must map one dim to a rule, e.g. "
-                              "{0: 'pow2'} or {0: [16, 64, 256]}", location=location_text())
-        ((dim, rule),) = dims.items()
-        if not isinstance(dim, int) or isinstance(dim, bool) or dim < 0:
-            raise StrataError(f"buckets: the dim of '{arg}' must be a non-negative int, got "
-                              f"{dim!r}", location=location_text())
-        if rule != "pow2":
-            sizes = list(rule) if isinstance(rule, (list, tuple)) else None
-            if not sizes or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 1
-                                    for s in sizes):
-                raise StrataError(f"buckets: the rule of '{arg}' dim {dim} must be 'pow2' or "
-                                  f"a list of positive sizes, got {rule!r}",
-                                  location=location_text())
-            rule = tuple(sorted(set(sizes)))
-        out[params.index(arg)] = (dim, rule)
-    return out
-
-
 class BucketPolicy:
     """Pads a jit function's bucketed arguments and slices its results (see module doc)."""
 
     def __init__(self, fn, buckets: dict):
         self.fn = fn
-        self.rules = _rules(fn, buckets)
+        self.rules = bucket_rules(fn, buckets)  # checked (runtime/jit_options.py)
         self.stats = BucketStats()
         self._plans: dict = {}  # dtypes and ranks -> result axes
         self._lock = threading.Lock()
@@ -110,9 +82,11 @@ class BucketPolicy:
         for i, (dim, rule) in self.rules.items():
             a = args[i] if i < len(args) else None
             if isinstance(a, np.ndarray) and a.ndim > dim:
-                n = a.shape[dim]
-                target = bucket_size(n, rule)
-                break
+                if n is None:
+                    n = a.shape[dim]
+                    target = bucket_size(n, rule)
+            else:  # not passed, or without that dim: a located error
+                self._check_dims(args)
         stats = self.stats
         stats.calls += 1
         if n is None:  # the guards of the call report what is wrong
@@ -129,7 +103,7 @@ class BucketPolicy:
             if isinstance(a, np.ndarray) and a.ndim > dim and a.shape[dim] == n:
                 shape = list(a.shape)
                 shape[dim] = target
-                p = np.zeros(shape, a.dtype)
+                p = self._zeros(i, dim, n, shape, a.dtype)
                 p[(slice(None),) * dim + (slice(0, n),)] = a
                 padded[i] = p
         elapsed = time.perf_counter() - start
@@ -142,6 +116,29 @@ class BucketPolicy:
         stats.padded_rows += target - n
         stats.seconds += elapsed + time.perf_counter() - start
         return sliced if isinstance(out, tuple) else sliced[0]
+
+    def _check_dims(self, args) -> None:
+        """Raises a located StrataError when an argument the buckets name is not passed
+        or lacks the bucketed dim (an argument that is not an array: its guards say)."""
+        ranks = [np.ndim(a) if isinstance(a, (np.ndarray, np.generic, int, float)) else None
+                 for a in args]
+        check_dims(self.fn, "buckets", {i: dim for i, (dim, _) in self.rules.items()}, ranks)
+
+    def _zeros(self, index, dim, n, shape, dtype) -> np.ndarray:
+        """The padded argument's buffer; a StrataMemoryError naming the bucket when it
+        cannot be allocated."""
+        try:
+            return np.zeros(shape, dtype)
+        except (MemoryError, ValueError):
+            from ..frontend.scopes import param_names
+
+            name = getattr(self.fn, "__name__", "function")
+            arg = param_names(self.fn, index + 1)[index]
+            size = np.dtype(dtype).itemsize * float(np.prod([float(s) for s in shape]))
+            raise StrataMemoryError(
+                f"{name}: buckets: padding '{arg}' dim {dim} from {n} to its bucket "
+                f"{shape[dim]} needs {size:.3g} bytes, more than this process can allocate "
+                "(use smaller bucket sizes)", location=location_text()) from None
 
     def _result_axes(self, args) -> list:
         """Where each result carries the bucketed dim (checked once per dtypes/ranks)."""

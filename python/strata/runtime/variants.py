@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 
 from ..errors import StrataError
+from ..frontend.locations import location_text
 from .log import logger
 
 __all__ = ["Variants", "default_max_variants", "DEFAULT_MAX_VARIANTS"]
@@ -34,7 +35,8 @@ def default_max_variants() -> int:
 def check_max_variants(value, what: str = "max_variants") -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise StrataError(f"{what} must be a positive integer, got {value!r}",
-                          location="<environment>" if what.startswith("STRATA") else "<call>")
+                          location="<environment>" if what.startswith("STRATA")
+                          else location_text())
     return value
 
 
