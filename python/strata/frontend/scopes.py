@@ -57,7 +57,7 @@ def spec_of(value, name: str = "argument") -> TensorSpec:
         dtype = dtype_of_numpy(value.dtype)
         if dtype not in ("f32", "f16", "bf16", "i32", "i64", "i1"):
             raise StrataError(f"{name}: numpy dtype {value.dtype} is not supported (use float32, "
-                              "float16, bfloat16, int32 or bool)", location=location_text())
+                              "float16, bfloat16, int32, int64 or bool)", location=location_text())
         return TensorSpec(np.shape(value), dtype)
     raise StrataError(f"{name}: expected a numpy array, a Python scalar or a TensorSpec, got "
                       f"{type(value).__name__}", location=location_text())

@@ -37,7 +37,7 @@ from .aot import build_shared_library
 __all__ = ["export_library"]
 
 _C_TYPES = {"f32": "float", "f16": "uint16_t", "bf16": "uint16_t", "i32": "int32_t",
-            "i1": "uint8_t", "workspace": "uint8_t"}
+            "i64": "int64_t", "i1": "uint8_t", "workspace": "uint8_t"}
 
 
 def _struct(dtype: str, rank: int) -> str:
