@@ -236,11 +236,7 @@ def _has(op, **attrs):
         for n in p.nodes)
 
 
-KNOWN_BUGS = [
-    ("int_pow", _has("binary", fn="pow", dtype="i32"),
-     "integer ** does not compile: math.ipowi is left for convert-math-to-libm, which "
-     "cannot lower it (strata-lower-to-llvm)"),
-]
+KNOWN_BUGS = []  # (integer ** was one: strata-lower-to-llvm now runs convert-math-to-funcs)
 pg.AVOID.update(name for name, _, _ in KNOWN_BUGS)
 # (name, pattern of jit's message, reason): dynamic-dims compiles that fall back to static
 # shapes because of a bug (results stay right, so only the fallback is the symptom).
@@ -267,10 +263,6 @@ def _program(inputs, ops, outputs=None, seed=0):
 
 
 REPRODUCERS = {
-    # v1 = x0 ** 2 on i32
-    "int_pow": _program([((3,), "i32", "sym")],
-                        [("binary", [0], {"fn": "pow", "scalar": 2, "side": "r", "form": "op"},
-                          (3,), "i32")]),
     # v1 = x0[:, None] with x0's dims dynamic (jit(dynamic={"x0": [0, 1]}): odd seed)
     "dynamic_full_slice": _program([((2, 3), "f32", "sym")],
                                    [("getitem", [0], {"index": (slice(None), None)}, (2, 1, 3),
