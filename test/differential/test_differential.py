@@ -178,6 +178,14 @@ FLAG_CASES = [
     _flag("pipeline-unbalanced", ["in.mlir", "--pass-pipeline=builtin.module(cse))"]),
     _flag("pipeline-unknown-pass", ["in.mlir", "--pass-pipeline=builtin.module(cse, nope)"]),
     _flag("pipeline-bad-option", ["in.mlir", "--pass-pipeline=builtin.module(cse{bogus=1})"]),
+    _flag("pipeline-unclosed-options", [
+        "in.mlir", "--pass-pipeline=builtin.module(canonicalize{max-iterations=1)"]),
+    _flag("pipeline-unclosed-options-later", [
+        "in.mlir", "--pass-pipeline=builtin.module(cse, func.func(canonicalize{)"]),
+    _flag("pipeline-text-after-options", [
+        "in.mlir", "--pass-pipeline=builtin.module(canonicalize{max-iterations=1}{})"]),
+    _flag("pipeline-brace-after-options", [
+        "in.mlir", "--pass-pipeline=builtin.module(canonicalize{max-iterations=1}})"]),
     _flag("pipeline-bad-option-value", [
         "in.mlir", "--pass-pipeline=builtin.module(canonicalize{max-iterations=x})"],
         compare="stderr-lines"),

@@ -89,6 +89,8 @@ def _elements(inner: str):
                 pos += 1
                 if level == 0:
                     break
+            if level:  # no closing brace: left unmasked, MLIR's parser reports it where it is
+                break
             if out and out[-1][4] is None and not inner[out[-1][2]:start].strip():
                 d, s, _, name, _ = out[-1]
                 out[-1] = (d, s, pos, name, start + 1)
@@ -151,8 +153,10 @@ def parse_pipeline(text: str, context: ir.Context | None = None, *,
                 f"'{name}' is a strata pass: it runs on the module and cannot be nested in an "
                 "anchor (it visits the functions itself)")
     masked = inner
-    for _, s, e, _, _ in strata:
-        masked = masked[:s] + _PLACEHOLDER.ljust(e - s) + masked[e:]
+    for _, s, e, _, opts in strata:  # as long as the element: MLIR's columns are the user's
+        mask = _PLACEHOLDER.ljust(e - s) if opts is None else \
+            f"{_PLACEHOLDER}{{{' ' * (e - s - len(_PLACEHOLDER) - 2)}}}"  # options: cse{   }
+        masked = masked[:s] + mask + masked[e:]
     _mlir_check(anchor, inner, masked, [(s, e) for _, s, e, _, _ in strata], context)
 
     p = Pipeline(anchor)

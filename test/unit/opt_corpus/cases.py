@@ -224,8 +224,17 @@ CASES = [
          r"options `=3`: expected an option name$"),
     Case("unbalanced-option-brace-flag", "option",
          ("{in}", "--strata-canonicalize=max-iterations=3}"), STRATA,
-         r"^<unknown>:0: error: MLIR Textual PassPipeline Parser:1:1: error: "
-         r"'strata-canonicalize\{max-iterations=3\}\}' does not refer to a registered pass"),
+         r"^<unknown>:0: error: MLIR Textual PassPipeline Parser:1:38: error: "
+         r"expected ',' after parsing pipeline$"),
+    Case("unclosed-option-brace", "option", _pipeline("strata-canonicalize{bogus"), STRATA,
+         r"^<unknown>:0: error: MLIR Textual PassPipeline Parser:1:20: error: missing closing "
+         r"'\}' while processing pass options$"),
+    Case("empty-unclosed-option-brace", "option", _pipeline("strata-canonicalize{"), STRATA,
+         r"^<unknown>:0: error: MLIR Textual PassPipeline Parser:1:20: error: missing closing "
+         r"'\}' while processing pass options$"),
+    Case("text-after-options", "option", _pipeline("strata-canonicalize{max-iterations=1}{}"),
+         STRATA, r"^<unknown>:0: error: MLIR Textual PassPipeline Parser:1:38: error: "
+         r"expected ',' after parsing pipeline$"),
     # ------------------------------------------------------------------ pipelines
     Case("unclosed-paren", "pipeline", ("{in}", "--pass-pipeline=builtin.module(cse"),
          UPSTREAM, r"^<unknown>:0: error: expected pass pipeline to be wrapped with the anchor "
