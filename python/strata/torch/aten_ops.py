@@ -446,7 +446,13 @@ def _full(node, size, fill_value, **kw):
 
 
 def _full_like(node, self, fill_value, **kw):
-    return _full(node, strata_shape(node.meta["val"].shape), fill_value)
+    shape = strata_shape(node.meta["val"].shape)
+    if None not in shape:
+        return _full(node, shape, fill_value)
+    # a symbolic size: the value picked by a select over ``self``'s shape (either way: a
+    # NaN in self, unequal to itself, still picks it)
+    value = S.constant(np.array(_scalar(fill_value), _np(node)), _out_dtype(node))
+    return S.where(S.equal(self, self), value, value)
 
 
 def _scalar_tensor(node, s, **kw):
@@ -530,7 +536,22 @@ def _scatter_add(node, self, dim, index, src):
 
 
 def _index_put(node, self, indices, values, accumulate=False):
-    return I.index_put(self, indices[0], _cast_to(values, self.dtype), accumulate=accumulate)
+    """``self[idx] = values``; ``self[:, :, idx] = values`` (one 1-D index tensor after
+    whole dims: a static KV cache's write at the cache positions) as the first-dim form
+    on ``self`` with that dim moved first, and moved back."""
+    values = _cast_to(values, self.dtype)
+    d = len(indices) - 1
+    if d == 0:
+        return I.index_put(self, indices[0], values, accumulate=accumulate)
+    idx = indices[d]
+    target = list(self.shape[:d]) + list(idx.shape) + list(self.shape[d + 1:])
+    if tuple(values.shape) != tuple(target):
+        values = S.broadcast_to(values, target)
+    perm = [d] + [i for i in range(self.ndim) if i != d]
+    inverse = [perm.index(i) for i in range(self.ndim)]
+    moved = I.index_put(S.transpose(self, perm), idx, S.transpose(values, perm),
+                        accumulate=accumulate)
+    return S.transpose(moved, inverse)
 
 
 _INDEX_CONVERTERS = {
@@ -550,9 +571,11 @@ def _index_unsupported(name, args) -> str | None:
             return f"aten.{name}: src smaller than index"
     if name == "index_put":
         indices = args["indices"]
-        if len(indices) != 1 or indices[0] is None:
-            return "aten.index_put: only one index tensor, on the first dim"
-        if indices[0].meta["val"].dtype == torch.bool:
+        if not indices or indices[-1] is None or any(i is not None for i in indices[:-1]):
+            return "aten.index_put: only one index tensor, after whole dims"
+        if len(indices) > 1 and indices[-1].meta["val"].dim() != 1:
+            return "aten.index_put: a non-first dim indexed by a tensor of rank other than 1"
+        if indices[-1].meta["val"].dtype == torch.bool:
             return "aten.index_put: boolean mask indices"
     return None
 

@@ -29,6 +29,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from ..errors import StrataError
+from ..runtime.log import logger
 from .aten_ops import unsupported
 from .importer import import_graph, tensor_inputs
 from .locations import node_location
@@ -91,6 +92,12 @@ class StrataSubgraph(torch.nn.Module):
         self.program = strata_compile(self.module, **options)
         specs = self.program._signatures["main"][0]
         # compiled now, for the static shapes Dynamo guards: a failure leaves this part eager
+        logger("recompiles").info(
+            "torch graph: compiling a subgraph of %d ops for (%s)%s",
+            sum(1 for n in gm.graph.nodes if n.op == "call_function"),
+            ", ".join(_spec_text(s, d) for s, d in specs),
+            " (dynamic dims: one compile serves every size)" if any(
+                None in tuple(s) for s, _ in specs) else "")
         self.compiled = self.program._get("main", [(tuple(s), d) for s, d in specs])
         out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
         self.single = not isinstance(out, (tuple, list))
@@ -110,6 +117,10 @@ class StrataSubgraph(torch.nn.Module):
         results = self.compiled.run([to_numpy(t) for t in tensors])
         outs = tuple(from_numpy(r, d) for r, d in zip(results, self.out_dtypes, strict=True))
         return outs[0] if self.single else outs
+
+
+def _spec_text(shape, dtype) -> str:
+    return "x".join("?" if d is None else str(d) for d in shape) + ("x" if shape else "") + dtype
 
 
 _TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,

@@ -10,7 +10,8 @@ SymInt placeholders (the sizes themselves). strata reads such a tensor as ``?x64
 
 ``symbolic_unsupported`` says why an op cannot run with its symbolic sizes (the backend
 then leaves it to eager PyTorch, with the reason): a reshape to two symbolic sizes, a
-reduction, softmax or slice along a symbolic dim, a size used as a number.
+slice, select or split along a symbolic dim, a size used as a number. Softmax, cat,
+cumsum and reductions along symbolic dims run in strata (the decode step of a KV cache).
 """
 
 from __future__ import annotations
@@ -62,9 +63,13 @@ _ANY = {
 # ops that take the result's shape from the node (the size arguments are not read)
 _RESHAPES = {"view", "_unsafe_view", "reshape", "unsqueeze", "squeeze", "flatten"}
 # ops along one dim (``dim``), which must be static
-_ALONG = {"_softmax", "softmax", "_log_softmax", "slice", "select", "split",
-          "split_with_sizes", "unbind", "cat", "cumsum"}
+_ALONG = {"slice", "select", "split", "split_with_sizes", "unbind"}
+# ops along one dim that may be symbolic (a KV cache's length: softmax over the keys seen
+# so far, the cache grown by a cat), reductions over symbolic dims (the attention mask's
+# ``any``), layer norms of symbolic rows; and ops shaped like their input (full_like)
+_ALONG_SYMBOLIC = {"_softmax", "softmax", "_log_softmax", "cat", "cumsum"}
 _REDUCTIONS = {"sum", "mean", "amax", "amin", "prod", "argmax", "argmin", "any", "all"}
+_LIKE = {"full_like", "zeros_like", "ones_like"}
 
 
 def symbolic_numbers(args) -> list:
@@ -114,7 +119,7 @@ def symbolic_unsupported(name: str, node, args: dict) -> str | None:
     sizes = symbolic_numbers(args)
     if sizes:
         return f"aten.{name}: a symbolic number ({sizes[0]}) as an argument"
-    if name in _ANY:
+    if name in _ANY or name in _ALONG_SYMBOLIC or name in _REDUCTIONS or name in _LIKE:
         return None
     x = _first_tensor(args)
     if x is None:
@@ -128,16 +133,6 @@ def symbolic_unsupported(name: str, node, args: dict) -> str | None:
         if shape and shape[dim % len(shape)] is None:
             return f"aten.{name}: along the symbolic dim {dim} of {_text(x.shape)}"
         return None
-    if name in _REDUCTIONS:
-        dim = args.get("dim")
-        dims = range(len(shape)) if dim is None or dim == [] else (
-            [dim] if isinstance(dim, int) else dim)
-        if any(shape[d % len(shape)] is None for d in dims) if shape else False:
-            return f"aten.{name}: reduces the symbolic dims of {_text(x.shape)}"
-        return None
     if name == "native_layer_norm":
-        n = len(args["normalized_shape"])
-        if None in shape[len(shape) - n:]:
-            return f"aten.native_layer_norm: normalizes symbolic dims of {_text(x.shape)}"
         return None
     return f"aten.{name}: symbolic shape {_text(x.shape)} is not supported for this op"
