@@ -4,7 +4,7 @@
 // the result shape input[:axis] + indices + input[axis+1:].
 
 func.func @float_indices(%t: tensor<50x8xf32>, %i: tensor<3xf32>) -> tensor<3x8xf32> {
-  // expected-error@+1 {{gather: indices element type f32 is not supported (expected i32)}}
+  // expected-error@+1 {{gather: indices element type f32 is not supported (expected i32 or i64)}}
   %0 = "strata.gather"(%t, %i) {axis = 0 : i64} : (tensor<50x8xf32>, tensor<3xf32>) -> tensor<3x8xf32>
   return %0 : tensor<3x8xf32>
 }

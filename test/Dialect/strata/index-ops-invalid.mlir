@@ -76,7 +76,7 @@ func.func @pad_int_value(%x: tensor<4xi32>) -> tensor<5xi32> {
 // -----
 
 func.func @scatter_float_indices(%x: tensor<5x4xf32>, %i: tensor<2x4xf32>, %u: tensor<2x4xf32>) -> tensor<5x4xf32> {
-  // expected-error@+1 {{scatter_add: indices element type f32 is not supported (expected i32)}}
+  // expected-error@+1 {{scatter_add: indices element type f32 is not supported (expected i32 or i64)}}
   %0 = "strata.scatter_add"(%x, %i, %u) {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<5x4xf32>
   return %0 : tensor<5x4xf32>
 }

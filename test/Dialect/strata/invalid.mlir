@@ -15,7 +15,7 @@ func.func @f(%a: tensor<4xi32>) -> tensor<4xi32> {
 
 // An elementwise op on f64.
 func.func @f(%a: tensor<4xf64>) -> tensor<4xf64> {
-  // expected-error@+1 {{add: operand element type f64 is not supported (expected one of f32, f16, bf16, i32)}}
+  // expected-error@+1 {{add: operand element type f64 is not supported (expected one of f32, f16, bf16, i32, i64)}}
   %0 = "strata.add"(%a, %a) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
@@ -24,7 +24,7 @@ func.func @f(%a: tensor<4xf64>) -> tensor<4xf64> {
 
 // Elementwise ops on i1 (only compare produces i1).
 func.func @f(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error@+1 {{mul: operand element type i1 is not supported (expected one of f32, f16, bf16, i32)}}
+  // expected-error@+1 {{mul: operand element type i1 is not supported (expected one of f32, f16, bf16, i32, i64)}}
   %0 = "strata.mul"(%a, %a) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -51,7 +51,7 @@ func.func @f(%a: tensor<4xi32>, %b: tensor<4xf32>) -> tensor<4xi32> {
 // -----
 
 func.func @f(%a: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error@+1 {{mod: operand element type i1 is not supported (expected one of f32, f16, bf16, i32)}}
+  // expected-error@+1 {{mod: operand element type i1 is not supported (expected one of f32, f16, bf16, i32, i64)}}
   %0 = "strata.mod"(%a, %a) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -78,7 +78,7 @@ func.func @f(%a: tensor<4xi32>, %b: tensor<1xi32>) -> tensor<4xf32> {
 
 // A bool mask casts to numbers, not to a bool.
 func.func @f(%m: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error@+1 {{cast: result element type i1 is not supported (expected one of f32, f16, bf16, i32)}}
+  // expected-error@+1 {{cast: result element type i1 is not supported (expected one of f32, f16, bf16, i32, i64)}}
   %0 = "strata.cast"(%m) : (tensor<4xi1>) -> tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -726,7 +726,7 @@ func.func @f(%a: tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> {
 
 // cast to an unsupported dtype.
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf64> {
-  // expected-error@+1 {{cast: result element type f64 is not supported (expected one of f32, f16, bf16, i32)}}
+  // expected-error@+1 {{cast: result element type f64 is not supported (expected one of f32, f16, bf16, i32, i64)}}
   %0 = "strata.cast"(%a) : (tensor<4xf32>) -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
@@ -735,7 +735,7 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf64> {
 
 // cast from an unsupported dtype (i1, a comparison's result, is supported).
 func.func @f(%a: tensor<4xi8>) -> tensor<4xf32> {
-  // expected-error@+1 {{cast: operand element type i8 is not supported (expected one of f32, f16, bf16, i32, i1)}}
+  // expected-error@+1 {{cast: operand element type i8 is not supported (expected one of f32, f16, bf16, i32, i64, i1)}}
   %0 = "strata.cast"(%a) : (tensor<4xi8>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
