@@ -24,7 +24,7 @@ def Strata_Dialect : Dialect {
   let summary = "Tensor-level operations of ML programs, with numpy semantics.";
   let description = [{
     Every value is a builtin ranked tensor (`tensor<4x?xf32>`); dims may be
-    dynamic. Element types are `f32`, `f16`, `bf16`, `i32` and, for the
+    dynamic. Element types are `f32`, `f16`, `bf16`, `i32`, `i64` and, for the
     results of `strata.compare`, `i1`. Elementwise ops broadcast their operands
     the way numpy does: shapes are aligned at the trailing dim, and a dim of
     size 1 stretches to the other operand's size. No op traps at run time:
