@@ -74,3 +74,13 @@ def test_integer_powers(dtype):
     assert np.array_equal(strata.jit(lambda x: x ** 3 + 1)(x), x ** 3 + 1)
     exps = (np.maximum(x, 0) % 4).astype(dtype)
     assert np.array_equal(strata.jit(lambda x, e: x ** e)(x, exps), x ** exps)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_negative_integer_powers_are_defined(dtype):
+    """numpy raises for a negative integer exponent; strata gives truncating 1 / x**|n|:
+    1 for x == 1, -1 or 1 for x == -1, else 0 (0 ** -n too: no division is done)."""
+    x = np.array([1, -1, -1, 2, -3, 0, 7], dtype)
+    n = np.array([-1, -1, -2, -1, -3, -2, -5], dtype)
+    got = strata.jit(lambda x, n: x ** n)(x, n)
+    assert np.array_equal(got, np.array([1, -1, 1, 0, 0, 0, 0], dtype))

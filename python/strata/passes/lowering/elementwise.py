@@ -45,7 +45,7 @@ _FLOAT_BINARY = {
 }
 _INT_BINARY = {
     "add": arith.addi, "sub": arith.subi, "mul": arith.muli,
-    "maximum": arith.maxsi, "minimum": arith.minsi, "pow": math.ipowi,
+    "maximum": arith.maxsi, "minimum": arith.minsi,
 }
 _FLOAT_CMP = {"eq": "OEQ", "ne": "UNE", "lt": "OLT", "le": "OLE", "gt": "OGT", "ge": "OGE"}
 _INT_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
@@ -107,6 +107,21 @@ def _cmpf(pred, a, b):
     return arith.cmpf(getattr(arith.CmpFPredicate, pred), a, b)
 
 
+def _int_pow(a, b):
+    """Integer ``a ** b``: repeated squaring (``math.ipowi``) for ``b >= 0``; for ``b < 0``
+    what truncating ``1 / a**|b|`` gives: 1 for a == 1, +-1 for a == -1 (the sign of an odd
+    power), else 0, with 0 ** b == 0 (numpy raises; here no division is done)."""
+    t = a.type
+    zero, one = scalar(t, 0), scalar(t, 1)
+    negative = _cmpi("slt", b, zero)
+    power = math.ipowi(a, arith.select(negative, zero, b))
+    odd = _cmpi("ne", arith.andi(b, one), zero)
+    minus_one = arith.select(odd, scalar(t, -1), one)
+    inverse = arith.select(_cmpi("eq", a, one), one,
+                           arith.select(_cmpi("eq", a, scalar(t, -1)), minus_one, zero))
+    return arith.select(negative, inverse, power)
+
+
 def _int_floor_div_mod(name, a, b):
     """numpy's integer ``a // b`` or ``a % b``, with no division that can trap."""
     t = a.type
@@ -165,6 +180,8 @@ def lower_binary(op, name):
             return convert(_FLOAT_BINARY[name](a, b), elem)
         if name in ("floor_div", "mod"):
             return _int_floor_div_mod(name, a, b)
+        if name == "pow":
+            return _int_pow(a, b)
         return _INT_BINARY[name](a, b)
 
     return map_elementwise(list(op.operands), result_type, body)
