@@ -131,7 +131,9 @@ func.func @float_binary_ops(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf3
 // CHECK: %[[MIN:.+]] = linalg.generic {{.*}} ins(%[[MAX]], %[[I]] :
 // CHECK: arith.minsi %{{.+}}, %{{.+}} : i32
 // CHECK: %[[POW:.+]] = linalg.generic {{.*}} ins(%[[MIN]], %[[I]] :
+// CHECK: %[[NEG:.+]] = arith.cmpi slt, %{{.+}}, %{{.+}} : i32
 // CHECK: math.ipowi %{{.+}}, %{{.+}} : i32
+// CHECK: arith.select %[[NEG]], %{{.+}}, %{{.+}} : i32
 // CHECK: return %[[POW]]
 func.func @int_binary_ops(%i: tensor<4xi32>) -> tensor<4xi32> {
   %0 = "strata.add"(%i, %i) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
