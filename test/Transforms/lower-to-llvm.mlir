@@ -51,6 +51,16 @@
 // CHECK: llvm.store %[[ACC]], %{{.+}} : i32, !llvm.ptr
 // CHECK-NEXT: llvm.return
 
+// math.ipowi (no LLVM intrinsic) becomes a call of a generated function, vectors one
+// call per element (convert-math-to-funcs).
+// CHECK-LABEL: llvm.func @int_pow
+// CHECK: %[[X:.+]] = llvm.load %{{.+}} : !llvm.ptr -> i32
+// CHECK: %[[P:.+]] = llvm.call @__mlir_math_ipowi_i32(%[[X]], %{{.+}}) : (i32, i32) -> i32
+// CHECK: llvm.store %[[P]], %{{.+}} : i32, !llvm.ptr
+// CHECK-LABEL: llvm.func @vector_int_pow
+// CHECK-COUNT-4: llvm.call @__mlir_math_ipowi_i32
+// CHECK-LABEL: llvm.func linkonce_odr @__mlir_math_ipowi_i32(
+
 #map = affine_map<(d0) -> (d0)>
 module {
 func.func @exp_copy(%arg0: memref<?xf32>, %arg1: memref<?xf32>) {
@@ -78,6 +88,18 @@ func.func @sum_loop(%arg0: memref<8xi32>, %arg1: memref<i32>) {
   }
   memref.store %r, %arg1[] : memref<i32>
   return
+}
+
+func.func @int_pow(%arg0: memref<i32>, %arg1: memref<i32>) {
+  %x = memref.load %arg0[] : memref<i32>
+  %c3 = arith.constant 3 : i32
+  %p = math.ipowi %x, %c3 : i32
+  memref.store %p, %arg1[] : memref<i32>
+  return
+}
+func.func @vector_int_pow(%arg0: vector<4xi32>, %arg1: vector<4xi32>) -> vector<4xi32> {
+  %p = math.ipowi %arg0, %arg1 : vector<4xi32>
+  return %p : vector<4xi32>
 }
 
 }
