@@ -242,9 +242,50 @@ def _argmin(node, self, dim=None, keepdim=False):
     return _cast_to(S.argmin(self, axis=dim, keepdims=keepdim), _out_dtype(node))
 
 
-def _prod(node, self, dim=None, keepdim=False, dtype=None):
+def _prod(node, self=None, dim=None, keepdim=False, dtype=None, inp=None, dims=None,
+          output_dtype=None):
+    """aten.prod, and prims.prod (``inp``, ``dims``: cumprod's decomposition makes it)."""
+    x = _cast_to(self if self is not None else inp, _out_dtype(node))
+    return S.prod(x, axis=_dims(dim if dims is None else dims, x.ndim), keepdims=keepdim)
+
+
+def _max_dim(node, self, dim, keepdim=False):
+    """torch.max(x, dim): the values and the (first) index of each."""
+    return S.max(self, axis=dim, keepdims=keepdim), _cast_to(
+        S.argmax(self, axis=dim, keepdims=keepdim), _out_dtype(node, 1))
+
+
+def _min_dim(node, self, dim, keepdim=False):
+    return S.min(self, axis=dim, keepdims=keepdim), _cast_to(
+        S.argmin(self, axis=dim, keepdims=keepdim), _out_dtype(node, 1))
+
+
+def _var(x, dims, correction, keepdim, node):
+    """The variance over ``dims`` with ``correction`` (Bessel's: 1) and the mean."""
+    mean = S.mean(x, axis=dims, keepdims=True)
+    count = 1
+    for d in dims:
+        count *= x.shape[d]
+    centered = S.sub(x, mean)
+    total = S.sum(S.mul(centered, centered), axis=dims, keepdims=keepdim)
+    var = S.div(total, float(max(count - (1 if correction is None else correction), 0)))
+    return var, mean if keepdim else S.mean(x, axis=dims, keepdims=False)
+
+
+def _var_mean(node, self, dim=None, correction=None, keepdim=False):
+    x = _cast_to(self, _out_dtype(node, 0))
+    return _var(x, _dims(dim, x.ndim), correction, keepdim, node)
+
+
+def _var_correction(node, self, dim=None, correction=None, keepdim=False):
     x = _cast_to(self, _out_dtype(node))
-    return S.prod(x, axis=_dims(dim, x.ndim), keepdims=keepdim)
+    return _var(x, _dims(dim, x.ndim), correction, keepdim, node)[0]
+
+
+def _as_strided(node, self, size, stride, storage_offset=None):
+    """A contiguous tensor read with its own contiguous strides: a reshape (others are
+    refused by unsupported())."""
+    return S.reshape(self, strata_shape(node.meta["val"].shape))
 
 
 def _softmax(node, self, dim, half_to_float=False):
@@ -415,6 +456,20 @@ def _logical_or(node, self, other):
     return S.not_equal(S.maximum(_truth(self), _truth(other)), 0)
 
 
+def _bool_operand(v):
+    """A bool operand of bitwise_and/or/xor: a tensor, or a number as a rank-0 i32 0/1."""
+    return v if isinstance(v, Tensor) else S.constant(np.array(int(bool(v)), np.int32), "i32")
+
+
+def _bitwise(combine):
+    """``&``, ``|``, ``^`` of bool tensors (transformers' masks: causal & padding); integer
+    operands have no strata op (``unsupported`` says so)."""
+    def convert(node, self, other):
+        return S.not_equal(combine(_truth(_bool_operand(self)), _truth(_bool_operand(other))), 0)
+
+    return convert
+
+
 def _any(node, self, dim=None, keepdim=False):
     axes = _dims(dim, self.ndim)
     return S.not_equal(S.max(_truth(self), axis=axes, keepdims=keepdim), 0)
@@ -467,11 +522,44 @@ def _index_select(node, self, dim, index):
     return S.take(self, index, axis=dim)
 
 
+def _index(node, self, indices):
+    """``self[i, j]`` with integer index tensors (advanced indexing; a ``None`` is a whole
+    dim): the indexed dims as one, picked by the flat index ``i * size_j + j``
+    (``strata.take``). Indexed dims that are not adjacent go first, as in torch. A bool
+    tensor (a padding mask) is picked from as i32."""
+    if self.dtype == "i1":
+        return S.not_equal(_index(node, S.cast(self, "i32"), indices), 0)
+    dims = [d for d, t in enumerate(indices) if t is not None]
+    idx = [indices[d] for d in dims]
+    if dims != list(range(dims[0], dims[-1] + 1)):  # apart: torch puts their dims first
+        self = S.transpose(self, dims + [d for d in range(self.ndim) if d not in dims])
+        dims = list(range(len(dims)))
+    p, k = dims[0], len(dims)
+    if k == 1:
+        return S.take(self, idx[0], axis=p)  # (take counts negative indices from the end)
+    sizes = list(self.shape[p:p + k])
+    dtype = "i64" if any(t.dtype == "i64" for t in idx) or not S.fits_i32(
+        np.array([int(np.prod(sizes, dtype=np.int64))])) else "i32"
+    flat = None
+    for t, size in zip(idx, sizes, strict=True):
+        t = _cast_to(t, dtype)
+        t = S.where(S.less(t, 0), S.add(t, size), t)
+        flat = t if flat is None else S.add(S.mul(flat, size), t)
+    rows = list(self.shape[:p]) + [int(np.prod(sizes, dtype=np.int64))] + list(self.shape[p + k:])
+    return S.take(S.reshape(self, rows), flat, axis=p)
+
+
 # --- convolution and pooling ----------------------------------------------------------------------
 
 
 def _convolution(node, input, weight, bias, stride, padding, dilation, transposed,  # noqa: A002
                  output_padding, groups):
+    if weight.ndim == 3:  # 1-D (Whisper's audio stem): a 2-D convolution of height 1
+        y = _convolution(node, S.reshape(input, [*input.shape[:2], 1, input.shape[2]]),
+                         S.reshape(weight, [*weight.shape[:2], 1, weight.shape[2]]), bias,
+                         [1, *stride], [0, *padding], [1, *dilation], transposed,
+                         [0, *output_padding], groups)
+        return S.reshape(y, strata_shape(node.meta["val"].shape))
     if transposed:
         y = S.conv_transpose2d(input, weight, stride=list(stride), padding=list(padding),
                                output_padding=list(output_padding), dilation=list(dilation),
@@ -497,8 +585,17 @@ def _max_pool(node, self, kernel_size, stride=(), padding=(0,), dilation=(1,), c
 
 def _avg_pool(node, self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
               count_include_pad=True, divisor_override=None):
+    """strata.avg_pool2d divides by the window's elements inside the input (PyTorch's
+    ``count_include_pad=False``); with the padding counted, the zeros are padded on first;
+    ``divisor_override`` rescales the window mean to a sum over that divisor."""
     kernel, stride, padding = _pool_args(kernel_size, stride, padding)
-    return S.avg_pool2d(self, kernel, stride, padding)
+    if count_include_pad and any(padding):
+        self = I.pad(self, [(0, 0), (0, 0), (padding[0], padding[0]), (padding[1], padding[1])])
+        padding = (0, 0)
+    out = S.avg_pool2d(self, kernel, stride, padding)
+    if divisor_override:
+        out = S.mul(out, float(kernel[0] * kernel[1]) / float(divisor_override))
+    return out
 
 
 def _adaptive_avg_pool(node, self, output_size):
@@ -607,7 +704,8 @@ CONVERTERS = {
     "where": _where,
     "mm": _mm, "bmm": _mm, "matmul": _mm, "addmm": _addmm, "linear": _linear,
     "sum": _sum, "mean": _mean, "amax": _amax,
-    "amin": _amin, "prod": _prod,
+    "amin": _amin, "prod": _prod, "max": _max_dim, "min": _min_dim,
+    "var_mean": _var_mean, "var": _var_correction, "as_strided": _as_strided,
     "argmax": _argmax, "argmin": _argmin, "_softmax": _softmax, "softmax": _softmax,
     "_log_softmax": _log_softmax,
     "native_layer_norm": _native_layer_norm,
@@ -618,12 +716,14 @@ CONVERTERS = {
     "select": _select, "cat": _cat, "split_with_sizes": _split_with_sizes, "split": _split,
     "unbind": _unbind, "bitwise_not": _bitwise_not, "logical_not": _logical_not,
     "logical_and": _logical_and, "logical_or": _logical_or, "any": _any, "all": _all,
+    "bitwise_and": _bitwise(S.mul), "bitwise_or": _bitwise(S.maximum),
+    "bitwise_xor": _bitwise(S.sub),
     "clone": _identity, "alias": _identity, "detach": _identity, "contiguous": _identity,
     "lift_fresh_copy": _identity, "_to_copy": _to_copy, "to": _to_copy,
     "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(
         n, input, p, train)[0],
     "full": _full, "full_like": _full_like, "scalar_tensor": _scalar_tensor,
-    "embedding": _embedding, "index_select": _index_select,
+    "embedding": _embedding, "index_select": _index_select, "index": _index,
     "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
@@ -749,8 +849,8 @@ def unsupported(node) -> str | None:
     args.update(node.kwargs)
     if name == "convolution":
         w = args["weight"].meta["val"]
-        if w.dim() != 4:
-            return f"aten.convolution: only 2-D convolution (weight rank {w.dim()})"
+        if w.dim() not in (3, 4):
+            return f"aten.convolution: only 1-D and 2-D convolution (weight rank {w.dim()})"
     if name in ("max_pool2d_with_indices", "max_pool2d"):
         if any(d != 1 for d in args.get("dilation", (1,)) or (1,)) or args.get("ceil_mode"):
             return f"aten.{name}: dilation or ceil_mode"
@@ -758,15 +858,31 @@ def unsupported(node) -> str | None:
             return "aten.max_pool2d_with_indices: the indices are used"
     if name == "avg_pool2d":
         pad = args.get("padding", (0,)) or (0,)
-        if args.get("ceil_mode") or args.get("divisor_override") or (
-                any(pad) and args.get("count_include_pad", True)):
-            return "aten.avg_pool2d: ceil_mode, divisor_override or count_include_pad with padding"
+        if args.get("ceil_mode"):
+            return "aten.avg_pool2d: ceil_mode"
+        if args.get("divisor_override") and any(pad) and not args.get("count_include_pad", True):
+            return "aten.avg_pool2d: divisor_override with uncounted padding"
     if name in ("_adaptive_avg_pool2d", "adaptive_avg_pool2d"):
         if list(node.meta["val"].shape[2:]) != [1, 1]:
             return f"aten.{name}: output size other than 1x1"
     why = _index_unsupported(name, args)
     if why:
         return why
+    if name in ("bitwise_and", "bitwise_or", "bitwise_xor") and \
+            node.meta["val"].dtype != torch.bool:
+        return f"aten.{name} of {node.meta['val'].dtype} tensors (strata has bool ones only)"
+    if name == "index":
+        tensors = [t for t in args["indices"] if t is not None]
+        if not tensors or any(t.meta["val"].dtype in (torch.bool, torch.uint8)
+                              for t in tensors):
+            return "aten.index: boolean mask indices (a data-dependent shape)"
+    if name in ("max", "min") and not isinstance(args.get("dim"), int):
+        return f"aten.{name}: only the form along one dim"
+    if name in ("var_mean", "var") and any(
+            d is None for d in strata_shape(args["self"].meta["val"].shape)):
+        return f"aten.{name}: symbolic sizes"
+    if name == "as_strided" and not _plain_view(args):
+        return "aten.as_strided: a view other than a reshape of a contiguous tensor"
     if name == "round" and args.get("decimals"):
         return "aten.round: decimals other than 0"
     if name == "div" and args.get("rounding_mode") == "trunc":
@@ -779,6 +895,25 @@ def unsupported(node) -> str | None:
     if any(is_symbolic(v) for v in tensors + _vals(node)) or symbolic_numbers(args):
         return symbolic_unsupported(name, node, args)
     return None
+
+
+def _plain_view(args) -> bool:
+    """as_strided(x, size, stride) that reads a contiguous x in order from its start."""
+    x = args["self"].meta["val"]
+    size, stride = list(args["size"]), list(args["stride"])
+    if args.get("storage_offset") not in (None, 0) or not x.is_contiguous():
+        return False
+    if any(not isinstance(d, int) for d in size + stride) or None in strata_shape(x.shape):
+        return False
+    want, step = [], 1
+    for d in reversed(size):
+        want.append(step)
+        step *= d
+    count = 1
+    for d in x.shape:
+        count *= int(d)
+    return step == count and all(s == w or d == 1 for s, w, d in
+                                 zip(stride, reversed(want), size, strict=True))
 
 
 def _arg_nodes(args) -> list:

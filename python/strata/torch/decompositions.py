@@ -46,6 +46,52 @@ def _encoder_layer(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
     return norm(x + feed_forward(x), norm_weight_2, norm_bias_2)
 
 
+def _unless(op, keep):
+    """PyTorch's decomposition of ``op``, except where ``keep(*args, **kwargs)``: there the
+    op stays whole for strata's own converter (``NotImplemented`` keeps it)."""
+    from torch._decomp import decomposition_table
+
+    decompose = decomposition_table[op]
+
+    def run(*args, **kwargs):
+        return NotImplemented if keep(*args, **kwargs) else decompose(*args, **kwargs)
+
+    return run
+
+
+def _never(*args, **kwargs) -> bool:
+    return False
+
+
+def _pool_kept(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> bool:
+    """A max pool strata's converter takes: no dilation, no ceil_mode."""
+    dilation = [dilation] if isinstance(dilation, int) else list(dilation)
+    return all(d == 1 for d in dilation) and not ceil_mode
+
+
+def _adaptive_kept(x, output_size) -> bool:
+    """An adaptive average pool to 1x1: strata's converter makes it a mean."""
+    return list(output_size) == [1, 1]
+
+
+# Ops strata has no converter for, written out by PyTorch's own decompositions into ops it
+# has (hardtanh as a clamp, group norm as reshapes and means, repeat as expand + reshape,
+# slice_scatter as a pad and a select, adaptive pools as sums over windows...), and op
+# variants its converters do not take (a dilated max pool, an adaptive average pool to
+# other sizes than 1x1).
+_EXTRA = [
+    (aten.hardtanh.default, _never),
+    (aten.native_group_norm.default, _never),
+    (aten.repeat.default, _never),
+    (aten.slice_scatter.default, _never),
+    (aten.cumprod.default, _never),
+    (aten.adaptive_max_pool2d.default, _never),
+    (aten._adaptive_avg_pool2d.default, _adaptive_kept),
+    (aten.max_pool2d_with_indices.default, _pool_kept),
+    (aten._native_batch_norm_legit_functional.default, _never),
+]
+
+
 def decompositions() -> dict:
     """Core ATen's decompositions plus strata's own.
 
@@ -59,5 +105,7 @@ def decompositions() -> dict:
 
     table = dict(_core_aten_decompositions_post_autograd())
     table[aten._transformer_encoder_layer_fwd.default] = _encoder_layer
+    for op, keep in _EXTRA:
+        table[op] = _unless(op, keep)
     table.pop(aten.einsum.default, None)  # strata.einsum: one matmul, no size-1 dims
     return table

@@ -1,0 +1,68 @@
+"""PyTorch ops and variants that ran in eager PyTorch until now, each against eager and
+each required to run entirely in strata: max/min along a dim (values and indices), group
+norm, hardtanh, repeat, slice_scatter, cumprod, adaptive pools to other sizes, a dilated
+max pool, average pools with counted padding and divisor_override, training-mode batch
+norm (its batch statistics), var/var_mean, a causal scaled-dot-product attention, and a
+constant built inside the graph (eye)."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+from strata.torch.backend import strata_backend  # noqa: E402
+
+
+def _odd(*shape, dtype=torch.float32, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+CASES = {
+    "max_dim": (lambda x: torch.max(x, dim=1), (_odd(5, 7),)),
+    "min_dim_keepdim": (lambda x: torch.min(x, dim=0, keepdim=True), (_odd(5, 7),)),
+    "group_norm": (nn.GroupNorm(3, 6), (_odd(2, 6, 5, 3),)),
+    "hardtanh": (nn.Hardtanh(-0.5, 0.7), (_odd(3, 9),)),
+    "repeat": (lambda x: x.repeat(2, 1, 3), (_odd(3, 5),)),
+    "slice_scatter": (lambda x, y: torch.slice_scatter(x, y, dim=1, start=1, end=4),
+                      (_odd(3, 7), _odd(3, 3, seed=1))),
+    "cumprod": (lambda x: torch.cumprod(x, dim=1), (_odd(4, 7) * 0.5 + 1,)),
+    "adaptive_max_pool": (nn.AdaptiveMaxPool2d((2, 3)), (_odd(1, 3, 6, 9),)),  # (divisible)
+    "adaptive_avg_pool_uneven": (nn.AdaptiveAvgPool2d((3, 2)), (_odd(1, 2, 7, 5),)),
+    "adaptive_avg_pool": (nn.AdaptiveAvgPool2d((2, 3)), (_odd(2, 3, 6, 9),)),
+    "max_pool_dilated": (nn.MaxPool2d(3, dilation=2), (_odd(1, 3, 11, 9),)),
+    "avg_pool_counted_padding": (nn.AvgPool2d(3, 2, padding=1), (_odd(1, 3, 7, 8),)),
+    "avg_pool_uncounted_padding": (nn.AvgPool2d(3, 2, padding=1, count_include_pad=False),
+                                   (_odd(1, 3, 7, 8),)),
+    "avg_pool_divisor": (nn.AvgPool2d(2, divisor_override=3), (_odd(1, 3, 6, 7),)),
+    "batch_norm_training": (nn.BatchNorm2d(3).train(), (_odd(4, 3, 5, 5),)),
+    "var_mean": (lambda x: torch.var_mean(x, dim=1, keepdim=False), (_odd(4, 9),)),
+    "var_unbiased": (lambda x: torch.var(x, dim=(0, 2)), (_odd(4, 5, 3),)),
+    "sdpa_causal": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                    (_odd(1, 2, 9, 16), _odd(1, 2, 9, 16, seed=1), _odd(1, 2, 9, 16, seed=2))),
+    "eye": (lambda x: x @ torch.eye(5) + 1, (_odd(3, 5),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_runs_in_strata_and_matches_eager(name):
+    fn, args = CASES[name]
+    record = []
+    with torch.no_grad():
+        want = fn(*args)
+        got = torch.compile(fn, backend=lambda gm, inputs: strata_backend(
+            gm, inputs, record=record))(*args)
+    wants = want if isinstance(want, (tuple, list)) else (want,)
+    gots = got if isinstance(got, (tuple, list)) else (got,)
+    for g, w in zip(gots, wants, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if w.dtype.is_floating_point:
+            scale = max(1.0, w.abs().max().item())
+            assert (g - w).abs().max().item() <= 1e-5 * scale, (g, w)
+        else:
+            assert torch.equal(g, w)
+    subgraphs = [s for g in record for s in g.subgraphs]
+    assert subgraphs and all(s.kind == "strata" for s in subgraphs), [
+        (s.ops, s.reasons, s.error) for s in subgraphs if s.kind != "strata"]
