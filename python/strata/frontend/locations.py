@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
-__all__ = ["user_frame", "user_location", "location_text", "position", "source_location"]
+__all__ = ["user_frame", "user_location", "location_text", "position", "source_location",
+           "user_position"]
 
 # (file, line, col) that importers (strata.torch) set for the ops they build: the location
 # of the source the op came from, in place of the calling Python frame.
@@ -58,6 +59,14 @@ def source_location(filename: str, line: int, col: int = 1):
         yield
     finally:
         _SOURCE.pop()
+
+
+def user_position() -> tuple | None:
+    """``(file, line, col)`` of the user's line calling into strata now (None: unknown)."""
+    if _SOURCE:
+        return _SOURCE[-1]
+    frame = user_frame()
+    return None if frame is None else position(frame)
 
 
 def location_text() -> str:

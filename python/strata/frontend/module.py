@@ -13,6 +13,7 @@ Tracing builds the same thing from a Python function over Tensor proxies:
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 from mlir import ir
@@ -21,13 +22,14 @@ from mlir.dialects import func
 from ..context import new_context
 from ..dialect.types import tensor_type
 from ..errors import StrataError
-from .locations import location_text, user_location
+from . import ops
+from .locations import location_text, source_location, user_location
 from .record import Record
 from .scopes import SCOPES as _SCOPES
 from .scopes import current_scope, return_traced, spec_of
 from .tensor import Tensor, TensorSpec
 
-__all__ = ["Module", "Function", "trace", "current_scope", "spec_of"]
+__all__ = ["Module", "Function", "trace", "replay", "current_scope", "spec_of"]
 
 class Function:
     """A func.func of strata ops under construction; ``args`` are its Tensor arguments.
@@ -153,3 +155,43 @@ def trace(fn, *examples, name: str | None = None, module: Module | None = None) 
             f.closed = True
             _SCOPES.remove(f)
     return module
+
+
+def replay(recording, module: Module | None = None) -> Module | None:
+    """The module :func:`trace` would build, from a recording function's steps
+    (frontend/record.py): the same ops, attributes and locations, without running the
+    user's function again. None where the steps do not rebuild the recorded trace exactly
+    (its digest differs): the caller then traces the function."""
+    module = module or Module()
+    with _at(recording.position):
+        f = Function(module, recording.name, recording.specs)
+    values = list(f.args)
+
+    def value(a):
+        return values[a.n] if isinstance(a, ops.Node) else a
+
+    try:
+        for kind, *what, position in recording.steps:
+            with _at(position):
+                if kind == "op":
+                    op_class, args, attrs = what
+                    values.append(ops._emit(f, op_class, *[value(a) for a in args], **attrs))
+                elif kind == "splat":
+                    values.append(ops._splat(f, *what))
+                elif kind == "constant":
+                    values.append(ops._constant_in(f, *what))
+                else:
+                    f.ret(*[values[n] for n in what[0]])
+    finally:
+        if not f.closed:
+            f.closed = True
+            _SCOPES.remove(f)
+    if module.records[recording.name].digest() != recording.record.digest():
+        return None
+    return module
+
+
+def _at(position):
+    """Builds located at ``position`` (file, line, col), or at the calling line if None."""
+    return source_location(*position) if position else contextlib.nullcontext()
+

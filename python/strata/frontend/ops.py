@@ -61,6 +61,15 @@ def _user_errors(fn):
     return wrapper
 
 
+class Node:
+    """A recorded value by number, in a recording function's steps."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int):
+        self.n = n
+
+
 def _scope_of(values):
     scopes = {id(v.scope): v.scope for v in values if isinstance(v, Tensor)}
     if not scopes:
@@ -85,6 +94,8 @@ def _emit(scope, op_class, *args, **attrs) -> Tensor:
     if scope.recording:
         shape, dtype = _infer(op_class.kind, operands, named)
         node = scope.record.add(op_class.kind, [t.node for t in operands], named, shape, dtype)
+        scope.step("op", op_class, [Node(a.node) if isinstance(a, Tensor) else a for a in args],
+                   attrs)
         return Tensor(None, scope, shape, dtype, node=node)
     args = [a.value if isinstance(a, Tensor) else a for a in args]
     with scope.context, scope.insertion_point, user_location():
@@ -111,6 +122,7 @@ def _splat(scope, value, dtype: str) -> Tensor:
             raise S.ShapeError(f"the scalar {value} is out of range for an {dtype} "
                                "tensor") from None
     if scope.recording:
+        scope.step("splat", value, dtype)
         return Tensor(None, scope, (), dtype, node=scope.record.add_splat(value, dtype))
     from mlir import ir
 
@@ -750,6 +762,7 @@ def _constant_in(scope, value, dtype):
                            f"(expected one of {', '.join(S.DTYPES)})")
     if scope.recording:
         node = scope.record.add_constant(array, dtype)
+        scope.step("constant", array, dtype)
         return Tensor(None, scope, array.shape, dtype, node=node)
     with scope.context, user_location():
         attr = dense_attr(array, dtype)

@@ -26,7 +26,7 @@ import numpy as np
 from ..dialect import shapes as S
 from ..dialect.types import numpy_dtype
 from ..errors import StrataError
-from .locations import location_text
+from .locations import location_text, user_position
 from .scopes import SCOPES, param_names, return_traced, spec_of
 from .tensor import Tensor
 
@@ -189,6 +189,12 @@ class RecordingFunction:
         self.name = name
         self.closed = False
         self.arg_names = list(specs)
+        self.specs = specs
+        self.position = user_position()
+        # what the builders did, in order, with the values they were given and the user's
+        # line: frontend/module.py's replay() builds the same MLIR from it, so a disk-cache
+        # miss compiles without running the user's function a second time
+        self.steps: list[tuple] = []
         self.record = Record(name, specs.values())
         self.args = tuple(Tensor(None, self, s.shape, s.dtype, node=i)
                           for i, s in enumerate(specs.values()))
@@ -205,16 +211,28 @@ class RecordingFunction:
                 raise StrataError(f"function '{self.name}': result {i} is not a tensor of this "
                                   "function", location=location_text())
         self.record.finish(v.node for v in values)
+        self.steps.append(("ret", [v.node for v in values], user_position()))
         self.closed = True
 
+    @property
+    def finished(self) -> bool:
+        """The traced function returned (its steps end with the return)."""
+        return bool(self.steps) and self.steps[-1][0] == "ret"
 
-def record_trace(fn, *examples, name: str | None = None) -> Record:
+    def step(self, *what) -> None:
+        """Notes one builder step (see ``steps``) at the user's current line."""
+        self.steps.append((*what, user_position()))
+
+
+def record_trace(fn, *examples, name: str | None = None, scope: list | None = None) -> Record:
     """Runs ``fn`` over recording Tensor proxies shaped like ``examples`` (as ``trace``
     does, with the same errors) and returns its Record; MLIR is not imported."""
     names = param_names(fn, len(examples))
     specs = {n: spec_of(e, n) for n, e in zip(names, examples, strict=True)}
     f = RecordingFunction(name or getattr(fn, "__name__", "main").replace("<lambda>", "main"),
                           specs)
+    if scope is not None:  # the caller keeps the recording function (its steps)
+        scope.append(f)
     SCOPES.append(f)
     try:
         return_traced(f, fn(*f.args))

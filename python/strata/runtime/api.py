@@ -978,7 +978,8 @@ class JitFunction:
         logger("recompiles").info("%s: compiling for %s: %s", self.__name__,
                                   _signature(signature), self._why(signature))
         start = time.perf_counter()
-        program = self._from_disk(args)
+        recorded: list = []  # the recording function of _from_disk's trace, if it ran
+        program = self._from_disk(args, recorded)
         if program is not None:
             from .profile import CompileProfile, timing_enabled
 
@@ -991,10 +992,14 @@ class JitFunction:
             self._signatures_seen.append(signature)
             self._count(program, start)
             return program
-        from ..frontend.module import trace
+        from ..frontend.module import replay, trace
 
         traced = time.perf_counter()
-        module = trace(self.fn, *args)
+        # the recording's steps rebuild the trace as MLIR: the user's function runs once
+        # per cold compile (a print in it prints once), not once for the digest and again
+        module = replay(recorded[0]) if recorded and recorded[0].finished else None
+        if module is None:
+            module = trace(self.fn, *args)
         traced = time.perf_counter() - traced
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                           layout=self.layout, threads=self.threads, max_variants=1,
@@ -1016,12 +1021,13 @@ class JitFunction:
         self._count(program, start)
         return program
 
-    def _from_disk(self, args):
+    def _from_disk(self, args, recorded: list | None = None):
         """The static variant for ``args`` from the disk cache, or None (a miss, no cache).
 
         The function is traced without MLIR (frontend/record.py) and the entry is looked
         up by the trace's digest, as ``_compile`` stores it; a hit loads the shared
-        library and its metadata, so a new process runs it without importing MLIR.
+        library and its metadata, so a new process runs it without importing MLIR. The
+        recording function is appended to ``recorded`` (a miss replays it as MLIR).
         """
         from . import aot, cache
 
@@ -1030,7 +1036,7 @@ class JitFunction:
         from ..frontend.record import record_trace
 
         try:
-            record = record_trace(self.fn, *args)
+            record = record_trace(self.fn, *args, scope=recorded)
         except Exception:  # noqa: BLE001 - the MLIR trace raises the same error (or can
             return None     # do what a recording cannot, e.g. read tensor.type)
         arg_specs = [(tuple(shape), dtype) for shape, dtype in record.args]
