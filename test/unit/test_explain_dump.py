@@ -24,7 +24,8 @@ def test_dump_dir_holds_every_pass_of_every_level(tmp_path, monkeypatch):
     compiles = tmp_path / "scaled_softmax"
     assert sorted(os.listdir(compiles)) == ["0", "1"]
     levels = sorted(os.listdir(compiles / "0"))
-    assert levels == ["0-strata", "1-linalg", "2-fused", "3-layout", "4-bufferized", "5-llvm"]
+    assert levels == ["0-strata", "1-linalg", "2-fused", "3-layout", "4-bufferized", "5-llvm",
+                      "6-machine-code"]
 
     def passes(level):
         (scope,) = os.listdir(compiles / "0" / level)
@@ -42,3 +43,11 @@ def test_dump_dir_holds_every_pass_of_every_level(tmp_path, monkeypatch):
     assert "test_explain_dump.py" in strata_level[0].read_text()  # locations are kept
     llvm = passes("5-llvm")
     assert "llvm.func @scaled_softmax" in llvm[max(llvm)].read_text()
+    # the final code: LLVM IR as translated and as optimized, and the assembly
+    code = compiles / "0" / "6-machine-code"
+    assert sorted(os.listdir(code)) == ["module.ll", "module.opt.ll", "module.s"]
+    assert "define void @scaled_softmax(" in (code / "module.ll").read_text()
+    assert "define void @scaled_softmax(" in (code / "module.opt.ll").read_text()
+    asm = (code / "module.s").read_text()
+    assert "scaled_softmax:" in asm and "ret" in asm
+

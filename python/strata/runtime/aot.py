@@ -472,6 +472,34 @@ def _declared_symbols(module: ir.Module) -> list[str]:
     return found
 
 
+def dump_final_code(module: ir.Module, folder: str, *, opt_level: int = 3) -> list[str]:
+    """Writes what a compile of the LLVM-dialect ``module`` produces into ``folder``, as
+    the disk cache's road makes it (this machine's CPU, or the forced features):
+    ``module.ll`` (the translated LLVM IR), ``module.opt.ll`` (after opt) and ``module.s``
+    (llc's assembly). Returns the paths written."""
+    cpu, attrs, _ = _target("native")
+    opt_level = capped_opt_level(module, opt_level)
+    triple = f"-mtriple={_host_triple()}"
+    os.makedirs(folder, exist_ok=True)
+    paths = [os.path.join(folder, n) for n in ("module.ll", "module.opt.ll", "module.s")]
+    translated = _translate(module)
+    if translated is not None:
+        with open(paths[0], "w") as f:
+            f.write(translated)
+    else:
+        src = os.path.join(folder, "module.llvm.mlir")
+        with open(src, "w") as f:
+            f.write(module.operation.get_asm(enable_debug_info=False))
+        _run([_bin("mlir", "mlir-translate"), "--mlir-to-llvmir", src, "-o", paths[0]],
+             "translating to LLVM IR")
+    _run([_bin("llvm", "opt"), f"-O{opt_level}", triple, f"-mcpu={cpu}", *attrs, "-S",
+          paths[0], "-o", paths[1]], "optimizing LLVM IR")
+    _run([_bin("llvm", "llc"), f"-O{opt_level}", triple, "-relocation-model=pic",
+          "-filetype=asm", f"-mcpu={cpu}", *attrs, paths[1], "-o", paths[2]],
+         "generating assembly")
+    return paths
+
+
 def _translate(module: ir.Module) -> str | None:
     """LLVM IR of an LLVM-dialect module, translated in this process (as mlir-translate
     --mlir-to-llvmir does, without its ~50 ms of start-up); None where the bindings lack it.

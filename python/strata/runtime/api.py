@@ -132,7 +132,9 @@ def _threads(threads: int | None) -> int:
 
 def dump_folder(module: ir.Module) -> str | None:
     """Where ``STRATA_DUMP_DIR`` asks the IR after every pass of this compile to go:
-    ``$STRATA_DUMP_DIR/<functions>/<n>`` (a new ``n`` per compile), or None."""
+    ``$STRATA_DUMP_DIR/<functions>/<n>`` (a new ``n`` per compile), or None. A compile
+    to LLVM also writes its final code there (``<k>-machine-code/``: module.ll,
+    module.opt.ll, module.s)."""
     root = os.environ.get("STRATA_DUMP_DIR")
     if not root:
         return None
@@ -180,6 +182,10 @@ def lower(module: ir.Module, compile_to: str = "llvm", *, fusion: bool = True, l
             progress.level(name)
             remarks += _lower_level(module, name, text, i, before, dump, timing,
                                     record_sizes)
+    if dump and compile_to == "llvm":  # the final code too: LLVM IR and assembly
+        from . import aot
+
+        aot.dump_final_code(module, os.path.join(dump, f"{len(steps)}-machine-code"))
     return remarks
 
 
