@@ -3,10 +3,15 @@
     m = strata.from_torch(torch.export.export(model.eval(), (x,)))  # a strata.Module
     fast = torch.compile(model, backend="strata")   # after pip install strata[torch]
     print(strata.torch.explain(model, x))           # subgraphs and graph breaks
+    strata.torch.config.strict = True               # a fallback to eager raises (CI)
 
 Symbolic shapes (Dynamo's automatic dynamic, ``torch.compile(dynamic=True)``) compile as
 strata dynamic dims: one compile serves every batch size (symbolic.py says which ops take
 symbolic sizes).
+
+The backend never fails hard: what strata cannot run or fails to compile runs in eager
+PyTorch, with one ``StrataPerformanceWarning`` per graph naming each such op and its source
+line; ``strata.torch.config.strict`` (or ``STRATA_TORCH_STRICT=1``) makes that an error.
 
 This package imports torch (``import strata`` does not): absolute ``import torch`` inside
 it names PyTorch, not this package.
@@ -17,7 +22,7 @@ from __future__ import annotations
 import importlib
 
 __all__ = ["from_torch", "arguments", "import_graph", "strata_backend", "explain",
-           "Explanation"]
+           "Explanation", "config"]
 
 _LAZY = {
     "from_torch": "strata.torch.importer",
@@ -26,6 +31,7 @@ _LAZY = {
     "strata_backend": "strata.torch.backend",
     "explain": "strata.torch.explain",
     "Explanation": "strata.torch.explain",
+    "config": "strata.torch.config",  # the module itself (it does not import torch)
 }
 
 
@@ -42,7 +48,7 @@ def __getattr__(name: str):
 
         raise StrataError(f"strata.{name} needs PyTorch, which is not installed (pip install "
                           "'strata[torch]')", location="<import>") from None
-    value = getattr(loaded, name)
+    value = loaded if name == "config" else getattr(loaded, name)
     globals()[name] = value
     return value
 

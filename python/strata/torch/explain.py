@@ -8,8 +8,12 @@
                   split by aten.sort.default: aten.sort has no strata op  at model.py:21
       subgraph 2  strata  3 ops: aten.relu.default, aten.permute.default, aten.addmm.default
 
-A subgraph strata failed to compile runs eagerly, and its line says why
-(``strata could not compile it: <the compiler's error>``).
+A subgraph strata failed to compile (any exception: a StrataError, a lowering error, a
+bug in a converter) runs eagerly, and its lines say why and where
+(``strata could not compile it: <the error>``, then the op where it failed, if known, else
+its first op, and that op's source line). ``fallbacks`` are what the backend's
+``StrataPerformanceWarning`` names (explain itself neither warns nor, in strict mode,
+raises: it reports).
 
 The model runs once under ``torch.compile(backend=...)`` with a recording strata backend
 (in ``torch.no_grad()``); Dynamo's own graph breaks (Python it cannot trace) are listed
@@ -40,8 +44,14 @@ class Explanation:
 
     @property
     def eager_ops(self) -> list:
-        """``(op, reason, "file:line")`` of every op left to eager PyTorch."""
+        """``(op, reason, "file:line")`` of every op the partition left to eager PyTorch."""
         return [r for s in self.subgraphs for r in s.reasons]
+
+    @property
+    def fallbacks(self) -> list:
+        """Every ``backend.Fallback`` (op, "file:line", why): the ops left out of strata and
+        the subgraphs strata failed to compile, one per op and line, as the warning says."""
+        return [f for g in self.graphs for f in g.fallbacks]
 
     def __str__(self) -> str:
         subs = self.subgraphs
@@ -60,6 +70,9 @@ class Explanation:
                     lines.append(f"              split by {op}: {why}  at {where}")
                 if s.error:
                     lines.append(f"              strata could not compile it: {s.error}")
+                    if s.failed_at:
+                        lines.append(f"              failed at {s.failed_at[0]}  at "
+                                     f"{s.failed_at[1]}; it runs in eager PyTorch")
         for why, where in self.graph_breaks:
             lines.append(f"Dynamo graph break at {where}: {why}")
         return "\n".join(lines)
@@ -85,7 +98,8 @@ def explain(model, *inputs, options: dict | None = None) -> Explanation:
     record: list = []
 
     def backend(gm, example_inputs):
-        return strata_backend(gm, example_inputs, options=options, record=record)
+        return strata_backend(gm, example_inputs, options=options, record=record,
+                              strict=False, warn=False)
 
     compiled = torch.compile(model, backend=backend)
     with torch.no_grad():
