@@ -330,3 +330,33 @@ def test_constants_built_inside_the_graph_fold(fn):
     assert torch.equal(got, fn(x)) or _error(got, fn(x)) <= 1e-6
     assert record and all(s.error is None for g in record for s in g.subgraphs)
     assert any(s.kind == "strata" for g in record for s in g.subgraphs)
+
+
+class _AudioStem(torch.nn.Module):
+    """1-D convolutions (Whisper's stem: conv, GELU, strided conv), grouped and dilated
+    ones, a transposed one: each a 2-D convolution of height 1 in strata."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv1d(4, 6, 3, padding=1)
+        self.conv2 = torch.nn.Conv1d(6, 8, 3, stride=2, padding=1)
+        self.grouped = torch.nn.Conv1d(8, 8, 5, groups=2, dilation=2, bias=False)
+        self.up = torch.nn.ConvTranspose1d(8, 3, 4, stride=2, padding=1)
+
+    def forward(self, x):
+        x = torch.nn.functional.gelu(self.conv2(torch.nn.functional.gelu(self.conv1(x))))
+        return self.up(self.grouped(x))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_conv1d_runs_in_strata(dtype):
+    torch.manual_seed(0)
+    model = _AudioStem().eval()
+    x = torch.randn(2, 4, 32)
+    record = []
+    with torch.no_grad():
+        want = model(x)
+        got = _compile(model.to(dtype), record)(x.to(dtype))
+    assert got.dtype == dtype and got.shape == want.shape
+    assert _error(got, want) <= TOLERANCE[dtype]
+    assert [s.kind for g in record for s in g.subgraphs] == ["strata"]

@@ -107,3 +107,59 @@ def test_from_torch_imports_the_ops():
     with torch.no_grad():
         want = _All()(x, idx, src)
     assert np.allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+class _AdvancedIndex(torch.nn.Module):
+    """aten.index.Tensor: transformers' padding mask ``mask[batch_idx, kv_idx]`` (bool, two
+    broadcast index tensors), one index tensor on a middle dim, adjacent and apart ones,
+    negative indices."""
+
+    def forward(self, x, mask, i, j):
+        b = torch.arange(x.shape[0]).view(-1, 1, 1)
+        k = torch.arange(x.shape[2]).view(1, 1, -1)
+        return (mask[b, k], x[i, :, j], x[:, i], x[i, j - 2],
+                x[:, i[:3].view(3, 1), j[:2] - 7])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+def test_advanced_indexing_runs_in_strata(dtype):
+    x, mask = torch.randn(3, 5, 7), torch.rand(3, 7) > 0.3
+    i, j = torch.tensor([2, 0, -1, 1]), torch.tensor([6, 1, 3, -2])
+    got, want, kinds = _run(_AdvancedIndex(), x, mask, i, j, dtype=dtype)
+    assert got[0].dtype == torch.bool and torch.equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:], strict=True):
+        assert g.dtype == dtype and g.shape == w.shape and _error(g, w) == 0.0  # picks
+    assert kinds == ["strata"]
+
+
+class _Masks(torch.nn.Module):
+    """``&``, ``|``, ``^`` of bool masks (transformers' and_masks/or_masks), a Python bool."""
+
+    def forward(self, x, y):
+        p, q = x > 0, y > 0
+        return ((p & q).int() + (p | q).int() * 2 + (p ^ q).int() * 4 + (p & True).int() * 8
+                + (q | False).int() * 16)
+
+
+def test_bool_bitwise_ops_run_in_strata():
+    x, y = torch.randn(6, 9), torch.randn(6, 9)
+    got, want, kinds = _run(_Masks(), x, y)
+    assert got.dtype == want.dtype and torch.equal(got, want)
+    assert kinds == ["strata"]
+
+
+class _IntAnd(torch.nn.Module):
+    def forward(self, a, b):
+        return (a & b) + 1
+
+
+def test_integer_bitwise_and_is_left_to_eager_and_said_why():
+    a, b = torch.tensor([12, 10, 7]), torch.tensor([10, 6, 5])
+    record = []
+    torch._dynamo.reset()
+    compiled = torch.compile(_IntAnd(), backend=lambda gm, ins: strata_backend(gm, ins,
+                                                                                record=record))
+    with torch.no_grad():
+        assert torch.equal(compiled(a, b), _IntAnd()(a, b))
+    reasons = [why for g in record for s in g.subgraphs for _, why, _ in s.reasons]
+    assert reasons == ["aten.bitwise_and of torch.int64 tensors (strata has bool ones only)"]
