@@ -434,3 +434,20 @@ func.func @dead_sibling(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = "strata.log"(%0) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A matmul over K = 0 is zeros (MLIR's tiling asserts on a contraction over nothing);
+// an op with no elements is an empty constant.
+// CHECK-LABEL: func.func @empty_contraction
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<8x0xf32>, %[[B:[a-z0-9]+]]: tensor<0x4xf32>, %[[C:[a-z0-9]+]]: tensor<0x4xf32>)
+// CHECK-DAG: %[[Z:.+]] = "strata.constant"() {value = dense<0.000000e+00> : tensor<8x4xf32>}
+// CHECK-DAG: %[[E:.+]] = "strata.constant"() {value = dense<> : tensor<0x4xf32>}
+// CHECK-NOT: strata.matmul
+// CHECK-NOT: strata.exp
+// CHECK: return %[[Z]], %[[E]]
+func.func @empty_contraction(%a: tensor<8x0xf32>, %b: tensor<0x4xf32>, %c: tensor<0x4xf32>) -> (tensor<8x4xf32>, tensor<0x4xf32>) {
+  %0 = "strata.matmul"(%a, %b) : (tensor<8x0xf32>, tensor<0x4xf32>) -> tensor<8x4xf32>
+  %1 = "strata.exp"(%c) : (tensor<0x4xf32>) -> tensor<0x4xf32>
+  return %0, %1 : tensor<8x4xf32>, tensor<0x4xf32>
+}

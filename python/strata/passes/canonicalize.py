@@ -8,6 +8,7 @@ none matches (at most ``max-iterations`` sweeps):
     reshape(reshape(x))                       ->  reshape(x);  reshape/broadcast_to/cast to
                                                   the operand's own type -> x
     op(constants...) with <= max-fold-elements ->  strata.constant   (elementwise, f32/f16/i32)
+    matmul over K = 0, an op of no elements    ->  a zero strata.constant (no loop over nothing)
     an unused strata op                        ->  erased
     an unused op without effects (any dialect) ->  erased (the greedy driver's own DCE)
 
@@ -179,6 +180,31 @@ def _fold(kind: str, max_elements: int):
     return pattern
 
 
+def _zeros_if(test):
+    """An op for which ``test(op)`` holds -> a zero constant of its (static) result type."""
+    def pattern(op, rewriter) -> bool:
+        shape, dtype = shape_of(op.results[0].type)
+        if None in shape or dtype == "i1" or not test(op):
+            return False
+        with rewriter.ip, op.location:
+            new = strata.ConstantOp(_dense(np.zeros(shape), dtype, shape))
+        rewriter.replace_op(op, new)
+        return True
+
+    return pattern
+
+
+def _empty_k(op) -> bool:
+    """A matmul whose K is 0: every element of the product is an empty sum (MLIR's tiling
+    asserts on a contraction over no element)."""
+    k = shape_of(op.operands[0].type)[0]
+    return bool(k) and k[-1] == 0
+
+
+def _no_elements(op) -> bool:
+    return 0 in shape_of(op.results[0].type)[0]
+
+
 def _op_class(kind: str):
     return strata.op_class(f"strata.{kind}")
 
@@ -203,6 +229,10 @@ class CanonicalizePass(Pass):
         found.append((strata.ReshapeOp, _reshape_of_reshape, 2))
         for kind in _FOLDERS:
             found.append((_op_class(kind), _fold(kind, self.max_fold_elements), 1))
+        found.append((strata.MatmulOp, _zeros_if(_empty_k), 2))
+        for cls in strata.OP_CLASSES:
+            if cls is not strata.ConstantOp:
+                found.append((cls, _zeros_if(_no_elements), 2))
         return found
 
     def run(self, module: ir.Operation) -> None:

@@ -471,13 +471,15 @@ def _bitwise(combine):
 
 
 def _any(node, self, dim=None, keepdim=False):
+    """A count of the true elements (a max would be i32's lowest over an empty dim: true)."""
     axes = _dims(dim, self.ndim)
-    return S.not_equal(S.max(_truth(self), axis=axes, keepdims=keepdim), 0)
+    return S.not_equal(S.sum(_truth(self), axis=axes, keepdims=keepdim), 0)
 
 
 def _all(node, self, dim=None, keepdim=False):
+    """No false element: all() of an empty dim is true, as in torch."""
     axes = _dims(dim, self.ndim)
-    return S.equal(S.max(S.sub(1, _truth(self)), axis=axes, keepdims=keepdim), 0)
+    return S.equal(S.sum(S.sub(1, _truth(self)), axis=axes, keepdims=keepdim), 0)
 
 
 def _identity(node, self, *rest, **kw):
