@@ -30,7 +30,7 @@ def gpt2():
     from transformers import GPT2Config, GPT2LMHeadModel
 
     config = GPT2Config(vocab_size=VOCAB, n_positions=64, n_embd=HIDDEN, n_layer=LAYERS,
-                        n_head=HEADS)
+                        n_head=HEADS, bos_token_id=VOCAB - 1, eos_token_id=VOCAB - 1)
     return GPT2LMHeadModel(config), (_ids(),)
 
 
@@ -113,7 +113,9 @@ def whisper_encoder():
                            encoder_layers=LAYERS, encoder_attention_heads=HEADS,
                            encoder_ffn_dim=128, decoder_layers=LAYERS,
                            decoder_attention_heads=HEADS, decoder_ffn_dim=128,
-                           max_source_positions=SEQ)
+                           max_source_positions=SEQ, pad_token_id=VOCAB - 1,
+                           bos_token_id=VOCAB - 1, eos_token_id=VOCAB - 1,
+                           decoder_start_token_id=VOCAB - 2)
     # the mel frames: twice the positions (the second conv has stride 2)
     return WhisperEncoder(config), (torch.randn(BATCH, 16, 2 * SEQ),)
 
