@@ -113,3 +113,23 @@ def test_good_options_still_work():
     b = strata.jit(lambda x, y: x + y, buckets={"x": {0: (4, np.int64(8))}, "y": {0: "pow2"}})
     assert np.array_equal(b(X, X), np.full(3, 2, np.float32))
     assert b.bucket_costs()["buckets"] == {4: 1}
+
+
+def test_compile_checks_opt_level_before_llvm_sees_it():
+    """strata.compile(opt_level=9) with the disk cache off aborted the process in LLVM's
+    JIT ('invalid optimization level'): a located error now, on both roads."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, strata\n"
+            "try:\n"
+            "    strata.compile(lambda x: x * 2, np.ones(3, np.float32), opt_level=9)\n"
+            "except strata.StrataError as e:\n"
+            "    print(e)\n")
+    for cache in ("0", "1"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=300, env={**__import__("os").environ,
+                                               "STRATA_CACHE": cache})
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert "<string>:3:" in out.stdout and "opt_level must be 0, 1, 2 or 3, got 9" in \
+            out.stdout

@@ -1234,7 +1234,11 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
     from ..context import new_context
     from ..frontend.module import Module, trace
     from ..pipelines.levels import level_index
+    from .jit_options import check_options
 
+    # (an opt_level LLVM does not know aborted the process in its JIT)
+    check_options(fusion=fusion, opt_level=opt_level, layout=layout, automatic_dynamic=False,
+                  timing=timing, dynamic=None, buckets=None)
     if target == "cuda":
         from .cuda import compile_cuda
 
