@@ -337,3 +337,20 @@ func.func @matmul_empty(%x: tensor<0x4xf32>, %w: tensor<4x5xf32>) -> tensor<0x5x
   %1 = "strata.relu"(%0) : (tensor<0x5xf32>) -> tensor<0x5xf32>
   return %1 : tensor<0x5xf32>
 }
+
+// -----
+
+// A gather (a generic with no inputs that reads its loop indices) is not merged into a
+// reduction over its rows: the reduced loop would be sized by no operand ('invalid
+// indexing maps are non-invertible'); the max stays a reduction of the gathered tensor.
+// REPORT: remark: strata-fuse: {{.*}} not fusing linalg.generic at {{.*}} the fused body would have
+// CHECK-LABEL: func.func @gather_into_argmax
+// CHECK: %[[G:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} outs(
+// CHECK: tensor.extract
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<4x3xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[G]], %[[MAX]],
+func.func @gather_into_argmax(%t: tensor<10x3xf32>, %i: tensor<4xi64>) -> tensor<4xi32> {
+  %g = "strata.gather"(%t, %i) {axis = 0 : i64} : (tensor<10x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
+  %a = "strata.argmax"(%g) {axis = 1 : i64} : (tensor<4x3xf32>) -> tensor<4xi32>
+  return %a : tensor<4xi32>
+}

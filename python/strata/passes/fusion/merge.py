@@ -112,6 +112,8 @@ def same_fused_maps(producer, consumer) -> bool:
             if v == p_result}
     if len(maps) != 1:
         return False
+    if not _loops_stay_sized(producer, consumer):
+        return False
     # a body that reads its loop indices (linalg.index: a gather) keeps them only when
     # the consumer's loops are the producer's
     if _reads_indices(producer):
@@ -119,6 +121,26 @@ def same_fused_maps(producer, consumer) -> bool:
         identity = ir.AffineMap.get_identity(len(_iterators(producer)))
         return text == str(identity) and len(_iterators(consumer)) == len(_iterators(producer))
     return True
+
+
+def _loops_stay_sized(producer, consumer) -> bool:
+    """Every loop of the merged op is still read by some operand, which gives its size: a
+    gather (no inputs) merged into a reduction over its rows (argmax) would leave the
+    reduced loop sized by nothing ('invalid indexing maps are non-invertible')."""
+    p_result = producer.results[0]
+    c_maps = indexing_maps(consumer)
+    c_nin = n_inputs(consumer)
+    fused = [i for i, v in enumerate(list(consumer.operands)[:c_nin]) if v == p_result]
+    maps = [m for i, m in enumerate(c_maps) if i not in fused]
+    composed = [ir.AffineMap.get(c_maps[fused[0]].n_dims, 0,
+                                 [e.compose(c_maps[fused[0]]) for e in m.results])
+                for m in indexing_maps(producer)[:n_inputs(producer)]]
+    used = set()
+    for m in maps + composed:
+        for e in m.results:
+            if isinstance(e, ir.AffineDimExpr):
+                used.add(e.position)
+    return used >= set(range(c_maps[fused[0]].n_dims))
 
 
 def _reads_indices(op) -> bool:
