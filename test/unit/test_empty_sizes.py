@@ -41,3 +41,17 @@ def test_torch_any_all_of_an_empty_dim():
                    lambda t: (t > 0).any(), lambda t: (t > 0).all(1)):
             torch._dynamo.reset()
             assert torch.equal(torch.compile(fn, backend="strata")(x), fn(x))
+
+
+def test_torch_cat_of_empty_parts():
+    """Every part empty: an IndexError in the converter before (a fallback now says so;
+    this must run in strata)."""
+    torch = pytest.importorskip("torch")
+    from strata.torch.backend import strata_backend
+
+    x = torch.randn(3, 4)
+    record = []
+    fn = lambda t: torch.cat([t[:0], t[:0]], 0) * 2  # noqa: E731
+    got = torch.compile(fn, backend=lambda gm, i: strata_backend(gm, i, record=record))(x)
+    assert got.shape == (0, 4)
+    assert all(s.kind == "strata" for g in record for s in g.subgraphs)

@@ -403,6 +403,11 @@ def _select(node, self, dim, index):
 def _cat(node, tensors, dim=0):
     dtype = _out_dtype(node)
     parts = [_cast_to(t, dtype) for t in tensors if not (isinstance(t, Tensor) and 0 in t.shape)]
+    if not parts:  # every part empty: so is the result
+        shape = strata_shape(node.meta["val"].shape)
+        if None in shape:
+            raise NotImplementedError("cat of empty parts with a symbolic size")
+        return S.constant(np.zeros(shape, _np(node)), dtype)
     if len(parts) == 1:
         return parts[0]
     return S.concat(parts, axis=dim % parts[0].ndim)
