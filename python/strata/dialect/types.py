@@ -10,7 +10,7 @@ if TYPE_CHECKING:  # the bindings are imported where they are used
 import numpy as np
 
 __all__ = ["dtype_to_mlir", "mlir_to_dtype", "tensor_type", "shape_of", "numpy_dtype",
-           "dtype_of_numpy", "DYNAMIC"]
+           "dtype_of_numpy", "dtype_name", "DYNAMIC"]
 
 # MLIR's ShapedType::kDynamic (``ir.ShapedType.get_dynamic_size()``), spelled out so that
 # importing this module does not load MLIR (a disk-cache hit never needs it).
@@ -62,6 +62,21 @@ def numpy_dtype(dtype: str) -> np.dtype:
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype({"f32": np.float32, "f16": np.float16, "f64": np.float64, "i32": np.int32,
                      "i64": np.int64, "i8": np.int8, "i1": np.bool_}[dtype])
+
+
+_NAMES = ("f32", "f16", "bf16", "f64", "i1", "i8", "i32", "i64")
+
+
+def dtype_name(dtype) -> str | None:
+    """strata's name of a dtype however the user spells it: ``"f32"``, ``"float32"``,
+    ``np.float32``, ``np.dtype("float32")``, ``ml_dtypes.bfloat16``, ``bool``, ``int``,
+    ``float`` (numpy's meaning: float64, int64); None if it names no dtype."""
+    if isinstance(dtype, str) and dtype in _NAMES:
+        return dtype
+    try:
+        return dtype_of_numpy(np.dtype(dtype))
+    except TypeError:
+        return None
 
 
 def dtype_of_numpy(dt) -> str | None:

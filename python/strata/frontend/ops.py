@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..dialect import shapes as S
-from ..dialect.types import dtype_of_numpy, numpy_dtype, tensor_type
+from ..dialect.types import dtype_name, dtype_of_numpy, numpy_dtype, tensor_type
 from ..errors import StrataError
 from .captures import warn_if_writable
 from .locations import location_text, user_location
@@ -73,7 +73,11 @@ class Node:
 def _scope_of(values):
     scopes = {id(v.scope): v.scope for v in values if isinstance(v, Tensor)}
     if not scopes:
-        raise S.ShapeError("at least one operand must be a strata tensor")
+        raise S.ShapeError(
+            "strata ops build a traced program: call them on the tensors of a function "
+            "compiled with @strata.jit / strata.compile (or of a strata.Module function), "
+            "not on " + (", ".join(sorted({type(v).__name__ for v in values})) or "nothing")
+            + " (to run one op on numpy arrays: strata.jit(lambda x: strata.softmax(x))(a))")
     if len(scopes) > 1:
         raise S.ShapeError("operands belong to different functions")
     scope = next(iter(scopes.values()))
@@ -748,6 +752,8 @@ def _outside_i32(array: np.ndarray) -> int:
 
 def _constant_in(scope, value, dtype):
     array = np.asarray(value)
+    if dtype is not None:
+        dtype = _dtype_arg(dtype)
     if dtype is None:
         dtype = dtype_of_numpy(array.dtype)
         if dtype == "i64" and not fits_i32(array):
@@ -791,10 +797,21 @@ def _cast(scope, x, dtype):
 
 
 @_user_errors
-def cast(x, dtype: str):
-    """Convert elements to ``dtype`` (f32, f16, bf16 or i32); a bool mask becomes 1 / 0."""
+def cast(x, dtype):
+    """Convert elements to ``dtype`` (f32, f16, bf16, i32 or i64, by strata's name or any
+    numpy spelling: ``"float16"``, ``np.float16``, ``np.dtype("int64")``); a bool mask
+    becomes 1 / 0."""
     scope, (x,) = _as_tensors(x)
-    return _cast(scope, x, dtype)
+    return _cast(scope, x, _dtype_arg(dtype))
+
+
+def _dtype_arg(dtype) -> str:
+    """strata's name for a dtype argument, or the user's error naming what is allowed."""
+    name = dtype_name(dtype)
+    if name is None:
+        raise S.ShapeError(f"{dtype!r} is not a dtype (use one of {', '.join(S.DTYPES)}, or "
+                           "a numpy dtype such as np.float16)")
+    return name
 
 
 # --- issue 14, part B (opsb): transposed convolution ------------------------------------------

@@ -257,7 +257,8 @@ class Tensor:
     def mean(self, axis=None, keepdims=False):
         return _ops().mean(self, axis=axis, keepdims=keepdims)
 
-    def astype(self, dtype: str):
+    def astype(self, dtype):
+        """numpy's ``astype``: strata's dtype names or any numpy spelling (np.float16)."""
         return _ops().cast(self, dtype)
 
     def __getitem__(self, index):
