@@ -220,7 +220,7 @@ def two_functions():
 # CHECK-NEXT: builder.py:[[# @LINE + 22]]:{{[0-9]+}}: error: transpose: permutation [0, 0] is not a permutation of [0, 2) for a rank-2 input
 # CHECK-NEXT: builder.py:[[# @LINE + 22]]:{{[0-9]+}}: error: reshape: cannot reshape 8x64 (512 elements) into [3, -1]
 # CHECK-NEXT: builder.py:[[# @LINE + 22]]:{{[0-9]+}}: error: conv2d: layout must be NCHW or NHWC, got 'CHWN'
-# CHECK-NEXT: builder.py:[[# @LINE + 22]]:{{[0-9]+}}: error: arg0: numpy dtype float64 is not supported (use float32, float16, bfloat16, int32, int64 or bool)
+# CHECK-NEXT: builder.py:[[# @LINE + 22]]:{{[0-9]+}}: error: arg0: numpy dtype complex64 is not supported (use float32, float16, bfloat16, float64, int32, int64 or bool)
 @run
 def builder_errors():
     m = strata.Module()
@@ -242,7 +242,7 @@ def builder_errors():
     attempt(lambda: strata.transpose(g.args[0], (0, 0)))
     attempt(lambda: g.args[0].reshape(3, -1))
     attempt(lambda: strata.conv2d(g.args[0], g.args[0], layout="CHWN"))
-    attempt(lambda: m.function("h", np.zeros(3)))
+    attempt(lambda: m.function("h", np.zeros(3, np.complex64)))
 
 
 # An op that breaks a rule (built below the builders, with the raw MLIR API) is

@@ -258,7 +258,7 @@ def matmul_error():
 # CHECK-NEXT: tracing.py:[[# @LINE + 10]]:20: error: cannot use the non-integer 1.5 with an i32 tensor
 # CHECK-NEXT: tracing.py:[[# @LINE + 10]]:20: error: index 5 is out of bounds for dim 0 of size 4
 # CHECK-NEXT: tracing.py:[[# @LINE + 10]]:20: error: slice step cannot be zero
-# CHECK-NEXT: tracing.py:[[# @LINE + 10]]:20: error: exp: operand element type i32 is not supported (expected one of f32, f16, bf16)
+# CHECK-NEXT: tracing.py:[[# @LINE + 10]]:20: error: exp: operand element type i32 is not supported (expected one of f32, f16, bf16, f64)
 # CHECK-NEXT: tracing.py:[[# @LINE + 10]]:20: error: a traced tensor has no truth value: use strata.where for data-dependent choices
 # CHECK-NEXT: tracing.py:[[# @LINE + 14]]:13: error: traced function 'main' must return strata tensors, got int
 @run

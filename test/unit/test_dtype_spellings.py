@@ -16,7 +16,8 @@ X = np.arange(-3, 5, dtype=np.int64)
     (np.float16, np.float16), ("float16", np.float16), ("f16", np.float16),
     (np.dtype("float32"), np.float32), ("f32", np.float32), (ml_dtypes.bfloat16,
                                                             ml_dtypes.bfloat16),
-    (np.int32, np.int32), ("int64", np.int64), (int, np.int64),
+    (np.int32, np.int32), ("int64", np.int64), (int, np.int64), (float, np.float64),
+    ("float64", np.float64),
 ])
 def test_astype_and_cast_take_numpy_spellings(spelling, want):
     got = strata.jit(lambda x: x.astype(spelling))(X)
@@ -28,7 +29,7 @@ def test_astype_and_cast_take_numpy_spellings(spelling, want):
 
 def test_not_a_dtype_is_a_located_error():
     with pytest.raises(strata.StrataError, match=r"test_dtype_spellings\.py:\d+:\d+: error: "
-                       r"'banana' is not a dtype \(use one of f32, f16, bf16, i32, i64"):
+                       r"'banana' is not a dtype \(use one of f32, f16, bf16, f64, i32, i64"):
         strata.jit(lambda x: x.astype("banana"))(X)
 
 

@@ -342,7 +342,7 @@ F32 = strata.TensorSpec((2, 3))
     (lambda x: x + x.astype("i32"), r"^add: operand element types differ \(f32 vs i32\)$"),
     (lambda x: x @ x.astype("f16").T, r"^matmul: operand element types differ \(f32 vs f16\)$"),
     (lambda x: strata.exp(x.astype("i32")), r"^exp: operand element type i32 is not supported"),
-    (lambda x: x.astype("f64"), r"^cast: result element type f64 is not supported"),
+    (lambda x: x.astype("i8"), r"^cast: result element type i8 is not supported"),
     (lambda x: x.sum(axis=2), r"^sum: axis 2 is out of range for a rank-2 tensor"),
     (lambda x: x.mean(axis=(0, -2)), r"^mean: axes \[0, -2\] repeat an axis"),
     (lambda x: strata.softmax(x, axis=-3), r"^softmax: axis -3 is out of range"),
@@ -440,7 +440,7 @@ def test_bool_of_a_tensor():
 
 
 @pytest.mark.parametrize("example,msg", [
-    (np.ones(2, np.float64), r"numpy dtype float64 is not supported"),
+    (np.ones(2, np.complex64), r"numpy dtype complex64 is not supported"),
     (np.ones(2, np.uint16), r"numpy dtype uint16 is not supported"),
     (True, r"bool arguments are not supported"),
     ([1.0, 2.0], r"expected a numpy array, a Python scalar or a TensorSpec, got list"),

@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 Shape = tuple  # tuple[int | None, ...]
-FLOAT_DTYPES = ("f32", "f16", "bf16")
+FLOAT_DTYPES = ("f32", "f16", "bf16", "f64")
 DTYPES = FLOAT_DTYPES + ("i32", "i64")
 INDEX_DTYPES = ("i32", "i64")
 COMPARE_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")

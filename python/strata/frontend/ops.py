@@ -160,17 +160,19 @@ def _as_tensors(*values, scope=None, dtype=None):
         elif isinstance(v, _SCALARS):
             out.append(_splat(scope, v, dtype))
         elif isinstance(v, np.ndarray):
-            out.append(_captured(scope, v))
+            out.append(_captured(scope, v, dtype))
         else:
             raise S.ShapeError(f"cannot use a {type(v).__name__} as a tensor operand")
     return scope, out
 
 
-def _captured(scope, array: np.ndarray) -> Tensor:
-    """A numpy operand as a constant (f64 -> f32, i64 -> i32, as constant()): its values
+def _captured(scope, array: np.ndarray, beside: str | None = None) -> Tensor:
+    """A numpy operand as a constant (f64 -> f32, i64 -> i32, as constant(), except beside
+    a tensor of the wide type: an f64 array next to an f64 tensor stays f64): its values
     are frozen into the trace, with a warning if the array is writable."""
     warn_if_writable(array)
-    return _constant_in(scope, array, None)
+    own = dtype_of_numpy(array.dtype)
+    return _constant_in(scope, array, own if own in ("f64", "i64") and own == beside else None)
 
 
 def _scalar_dtype(values) -> str:
@@ -193,6 +195,8 @@ def _binary(name, lhs, rhs):
     scope, (a, b) = _as_tensors(lhs, rhs)
     if {a.dtype, b.dtype} == {"i32", "i64"}:  # numpy's promotion: the i32 side widens
         a, b = (_cast(scope, t, "i64") if t.dtype == "i32" else t for t in (a, b))
+    elif "f64" in (a.dtype, b.dtype) and {a.dtype, b.dtype} <= set(S.FLOAT_DTYPES):
+        a, b = (_cast(scope, t, "f64") if t.dtype != "f64" else t for t in (a, b))
     return _emit(scope, strata.op_class(f"strata.{name}"), a, b)
 
 
@@ -219,7 +223,7 @@ def div(lhs, rhs):
     """``lhs / rhs``: numpy's true division, with numpy broadcasting.
 
     Integer (and bool) operands are converted to f32 first and the result is f32
-    (numpy's is float64; strata has no f64): ``x / 0`` is +-inf or NaN, never a trap.
+    (numpy's is float64): ``x / 0`` is +-inf or NaN, never a trap.
     """
     if builtins.any(isinstance(v, Tensor) and v.dtype in S.FLOAT_DTYPES for v in (lhs, rhs)):
         return _binary("div", lhs, rhs)

@@ -55,9 +55,10 @@ def spec_of(value, name: str = "argument") -> TensorSpec:
         return TensorSpec((), "i32")
     if isinstance(value, (np.ndarray, np.generic)):
         dtype = dtype_of_numpy(value.dtype)
-        if dtype not in ("f32", "f16", "bf16", "i32", "i64", "i1"):
-            raise StrataError(f"{name}: numpy dtype {value.dtype} is not supported (use float32, "
-                              "float16, bfloat16, int32, int64 or bool)", location=location_text())
+        if dtype not in ("f32", "f16", "bf16", "f64", "i32", "i64", "i1"):
+            raise StrataError(f"{name}: numpy dtype {value.dtype} is not supported (use "
+                              "float32, float16, bfloat16, float64, int32, int64 or bool)",
+                              location=location_text())
         return TensorSpec(np.shape(value), dtype)
     raise StrataError(f"{name}: expected a numpy array, a Python scalar or a TensorSpec, got "
                       f"{type(value).__name__}", location=location_text())

@@ -30,7 +30,7 @@ from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsu
 __all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "is_foldable"]
 
 _DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-           torch.int32: "i32", torch.int64: "i64", torch.bool: "i1"}
+           torch.float64: "f64", torch.int32: "i32", torch.int64: "i64", torch.bool: "i1"}
 
 
 def strata_dtype(dtype: torch.dtype) -> str | None:
@@ -74,8 +74,8 @@ def _with_tensor(node, fn, a, b):
 
 def _np(node):
     dtype = _out_dtype(node)
-    return {"f32": np.float32, "f16": np.float16, "bf16": np.float32, "i32": np.int32,
-            "i64": np.int64, "i1": np.bool_}[dtype]
+    return {"f32": np.float32, "f16": np.float16, "bf16": np.float32, "f64": np.float64,
+            "i32": np.int32, "i64": np.int64, "i1": np.bool_}[dtype]
 
 
 # --- elementwise -------------------------------------------------------------------------

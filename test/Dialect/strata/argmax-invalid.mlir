@@ -27,7 +27,7 @@ func.func @empty_axis(%a: tensor<4x0xf32>) -> tensor<4xi32> {
 // -----
 
 func.func @bool_input(%a: tensor<4xi1>) -> tensor<i32> {
-  // expected-error@+1 {{argmax: operand element type i1 is not supported (expected one of f32, f16, bf16, i32, i64)}}
+  // expected-error@+1 {{argmax: operand element type i1 is not supported (expected one of f32, f16, bf16, f64, i32, i64)}}
   %0 = "strata.argmax"(%a) {axis = 0 : i64} : (tensor<4xi1>) -> tensor<i32>
   return %0 : tensor<i32>
 }

@@ -45,7 +45,7 @@ func.func @no_output(%x: tensor<1x8x2x2xf32>, %w: tensor<8x4x3x3xf32>) -> tensor
 // -----
 
 func.func @integers(%x: tensor<1x8x5x5xi32>, %w: tensor<8x4x3x3xi32>) -> tensor<1x4x7x7xi32> {
-  // expected-error@+1 {{conv_transpose2d: operand element type i32 is not supported (expected one of f32, f16, bf16)}}
+  // expected-error@+1 {{conv_transpose2d: operand element type i32 is not supported (expected one of f32, f16, bf16, f64)}}
   %0 = "strata.conv_transpose2d"(%x, %w) {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, dilations = array<i64: 1, 1>, layout = "NCHW"} : (tensor<1x8x5x5xi32>, tensor<8x4x3x3xi32>) -> tensor<1x4x7x7xi32>
   return %0 : tensor<1x4x7x7xi32>
 }

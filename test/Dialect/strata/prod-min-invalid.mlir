@@ -20,7 +20,7 @@ func.func @min_wrong_result(%a: tensor<4x6xi32>) -> tensor<6xi32> {
 // -----
 
 func.func @min_of_bools(%a: tensor<4xi1>) -> tensor<i1> {
-  // expected-error@+1 {{min: operand element type i1 is not supported (expected one of f32, f16, bf16, i32, i64)}}
+  // expected-error@+1 {{min: operand element type i1 is not supported (expected one of f32, f16, bf16, f64, i32, i64)}}
   %0 = "strata.min"(%a) {axes = array<i64: 0>} : (tensor<4xi1>) -> tensor<i1>
   return %0 : tensor<i1>
 }
