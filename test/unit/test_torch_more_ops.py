@@ -2,8 +2,8 @@
 each required to run entirely in strata: max/min along a dim (values and indices), group
 norm, hardtanh, repeat, slice_scatter, cumprod, adaptive pools to other sizes, a dilated
 max pool, average pools with counted padding and divisor_override, training-mode batch
-norm (its batch statistics), var/var_mean, a causal scaled-dot-product attention, and a
-constant built inside the graph (eye)."""
+norm (its batch statistics), var/var_mean, a causal scaled-dot-product attention, a
+constant built inside the graph (eye) and torch.gather."""
 
 from __future__ import annotations
 
@@ -43,6 +43,11 @@ CASES = {
     "sdpa_causal": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
                     (_odd(1, 2, 9, 16), _odd(1, 2, 9, 16, seed=1), _odd(1, 2, 9, 16, seed=2))),
     "eye": (lambda x: x @ torch.eye(5) + 1, (_odd(3, 5),)),
+    "gather_last_dim": (lambda x, i: torch.gather(x, 1, i) * 2,
+                        (_odd(3, 5), torch.tensor([[4, 0, 0, 2], [1, 1, 3, 4], [0, 4, 2, 2]]))),
+    "gather_middle_dim_smaller_index": (
+        lambda x, i: torch.gather(x, 1, i),
+        (_odd(2, 3, 4), torch.tensor([[[2, 0, 1], [1, 1, 0]], [[0, 2, 2], [2, 1, 0]]]))),
 }
 
 

@@ -556,6 +556,34 @@ def _index(node, self, indices):
     return S.take(S.reshape(self, rows), flat, axis=p)
 
 
+def _gather(node, self, dim, index, sparse_grad=False):
+    """``torch.gather(x, dim, index)``: ``out[p] = x[p with dim replaced by index[p]]``, as
+    one ``strata.take`` from the flattened ``x`` by the flat offsets (the other coordinates
+    are constant aranges; an index is wrapped if negative and clamped per dim)."""
+    dim %= self.ndim
+    dtype = "i64" if index.dtype == "i64" or not S.fits_i32(
+        np.array([int(np.prod(self.shape, dtype=np.int64))])) else "i32"
+    npd = np.int64 if dtype == "i64" else np.int32
+    stride, strides = 1, [0] * self.ndim
+    for d in reversed(range(self.ndim)):
+        strides[d] = stride
+        stride *= self.shape[d]
+    size = self.shape[dim]
+    picked = _cast_to(index, dtype)
+    picked = S.where(S.less(picked, 0), S.add(picked, size), picked)
+    picked = S.minimum(S.maximum(picked, 0), size - 1)
+    flat = S.mul(picked, strides[dim]) if strides[dim] != 1 else picked
+    for d in range(self.ndim):
+        if d == dim:
+            continue
+        shape = [1] * index.ndim
+        shape[d] = index.shape[d]
+        coords = np.arange(index.shape[d], dtype=npd).reshape(shape) * npd(strides[d])
+        coords.setflags(write=False)
+        flat = S.add(flat, S.constant(coords, dtype))
+    return S.take(S.reshape(self, [int(np.prod(self.shape, dtype=np.int64))]), flat, axis=0)
+
+
 # --- convolution and pooling ----------------------------------------------------------------------
 
 
@@ -731,6 +759,7 @@ CONVERTERS = {
         n, input, p, train)[0],
     "full": _full, "full_like": _full_like, "scalar_tensor": _scalar_tensor,
     "embedding": _embedding, "index_select": _index_select, "index": _index,
+    "gather": _gather,
     "convolution": _convolution, "max_pool2d_with_indices": _max_pool,
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
@@ -888,6 +917,9 @@ def unsupported(node) -> str | None:
     if name in ("var_mean", "var") and any(
             d is None for d in strata_shape(args["self"].meta["val"].shape)):
         return f"aten.{name}: symbolic sizes"
+    if name == "gather" and (None in strata_shape(args["self"].meta["val"].shape) or
+                             None in strata_shape(args["index"].meta["val"].shape)):
+        return "aten.gather: symbolic sizes"
     if name == "as_strided" and not _plain_view(args):
         return "aten.as_strided: a view other than a reshape of a contiguous tensor"
     if name == "round" and args.get("decimals"):
