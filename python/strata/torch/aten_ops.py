@@ -260,8 +260,9 @@ def _min_dim(node, self, dim, keepdim=False):
         S.argmin(self, axis=dim, keepdims=keepdim), _out_dtype(node, 1))
 
 
-def _var(x, dims, correction, keepdim, node):
-    """The variance over ``dims`` with ``correction`` (Bessel's: 1) and the mean."""
+def _var(x, dims, correction, keepdim):
+    """The variance over ``dims`` with ``correction`` (Bessel's: 1) and the mean (the
+    kept-dims mean, reshaped where the dims go: one reduction, not two)."""
     mean = S.mean(x, axis=dims, keepdims=True)
     count = 1
     for d in dims:
@@ -269,17 +270,17 @@ def _var(x, dims, correction, keepdim, node):
     centered = S.sub(x, mean)
     total = S.sum(S.mul(centered, centered), axis=dims, keepdims=keepdim)
     var = S.div(total, float(max(count - (1 if correction is None else correction), 0)))
-    return var, mean if keepdim else S.mean(x, axis=dims, keepdims=False)
+    return var, mean if keepdim else S.reshape(mean, list(var.shape))
 
 
 def _var_mean(node, self, dim=None, correction=None, keepdim=False):
     x = _cast_to(self, _out_dtype(node, 0))
-    return _var(x, _dims(dim, x.ndim), correction, keepdim, node)
+    return _var(x, _dims(dim, x.ndim), correction, keepdim)
 
 
 def _var_correction(node, self, dim=None, correction=None, keepdim=False):
     x = _cast_to(self, _out_dtype(node))
-    return _var(x, _dims(dim, x.ndim), correction, keepdim, node)[0]
+    return _var(x, _dims(dim, x.ndim), correction, keepdim)[0]
 
 
 def _as_strided(node, self, size, stride, storage_offset=None):
@@ -529,6 +530,13 @@ def _index_select(node, self, dim, index):
     return S.take(self, index, axis=dim)
 
 
+def _flat_index_dtype(sizes, indices) -> str:
+    """i64 for a flat index into ``sizes`` elements if an index is i64 or the count needs
+    it, else i32 (advanced indexing and gather read one flattened dim)."""
+    count = np.array([int(np.prod(sizes, dtype=np.int64))])
+    return "i64" if any(t.dtype == "i64" for t in indices) or not S.fits_i32(count) else "i32"
+
+
 def _index(node, self, indices):
     """``self[i, j]`` with integer index tensors (advanced indexing; a ``None`` is a whole
     dim): the indexed dims as one, picked by the flat index ``i * size_j + j``
@@ -545,8 +553,7 @@ def _index(node, self, indices):
     if k == 1:
         return S.take(self, idx[0], axis=p)  # (take counts negative indices from the end)
     sizes = list(self.shape[p:p + k])
-    dtype = "i64" if any(t.dtype == "i64" for t in idx) or not S.fits_i32(
-        np.array([int(np.prod(sizes, dtype=np.int64))])) else "i32"
+    dtype = _flat_index_dtype(sizes, idx)
     flat = None
     for t, size in zip(idx, sizes, strict=True):
         t = _cast_to(t, dtype)
@@ -561,8 +568,7 @@ def _gather(node, self, dim, index, sparse_grad=False):
     one ``strata.take`` from the flattened ``x`` by the flat offsets (the other coordinates
     are constant aranges; an index is wrapped if negative and clamped per dim)."""
     dim %= self.ndim
-    dtype = "i64" if index.dtype == "i64" or not S.fits_i32(
-        np.array([int(np.prod(self.shape, dtype=np.int64))])) else "i32"
+    dtype = _flat_index_dtype(self.shape, [index])
     npd = np.int64 if dtype == "i64" else np.int32
     stride, strides = 1, [0] * self.ndim
     for d in reversed(range(self.ndim)):
