@@ -99,6 +99,44 @@ def Strata_ModOp : Strata_BinaryOp<"mod", "lhs mod rhs", [{
     Computed in f32 for f16 and bf16 and rounded once (bit-identical to numpy).
   }]>;
 
+class Strata_BitwiseOp<string mnemonic, string formula, string extra = "">
+    : Strata_Op<mnemonic> {
+  let summary = "elementwise integer `" # formula # "` with numpy broadcasting";
+  let description = [{
+    Computes `}] # formula # [{` element by element on the two's-complement bits of
+    i32 or i64 operands (numpy's `}] # mnemonic # [{`). `lhs` and `rhs` have the same
+    element type, which is the result's; their shapes broadcast as in numpy. Floating
+    point and bool operands are rejected (the Python front end builds bool `&`, `|`,
+    `^` as the logical ops). }] # extra;
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_BitwiseAndOp : Strata_BitwiseOp<"bitwise_and", "lhs & rhs">;
+def Strata_BitwiseOrOp : Strata_BitwiseOp<"bitwise_or", "lhs | rhs">;
+def Strata_BitwiseXorOp : Strata_BitwiseOp<"bitwise_xor", "lhs ^ rhs">;
+def Strata_LeftShiftOp : Strata_BitwiseOp<"left_shift", "lhs << rhs", [{
+    A shift count outside `[0, bits)` (negative, or at least the width) gives 0,
+    as numpy and PyTorch do; the lowering selects 0 there instead of emitting a
+    shift whose result LLVM leaves undefined.
+  }]>;
+def Strata_RightShiftOp : Strata_BitwiseOp<"right_shift", "lhs >> rhs", [{
+    An arithmetic shift: the sign bit fills in. A shift count outside `[0, bits)`
+    (negative, or at least the width) shifts by `bits - 1` (0 or -1), as numpy
+    and PyTorch do.
+  }]>;
+
+def Strata_BitwiseNotOp : Strata_Op<"bitwise_not"> {
+  let summary = "elementwise integer `~x`, numpy's `invert`";
+  let description = [{
+    Flips every bit of an i32 or i64 input (`~x == -x - 1`); the result has the
+    type of the input. Bool inputs are rejected (the Python front end builds
+    `~mask` as `logical_not`).
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 class Strata_UnaryOp<string mnemonic, string formula, string extra = "">
     : Strata_Op<mnemonic> {
   let summary = "elementwise `" # formula # "`";

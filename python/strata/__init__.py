@@ -30,9 +30,13 @@ _OPS = [
 ]
 # cumsum, flip, pad, scatter: frontend/index_ops.py
 _INDEX_OPS = ["cumsum", "flip", "pad", "scatter", "scatter_add", "index_put"]
+# &, |, ^, ~, <<, >>: frontend/bitwise.py
+_BITWISE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
+                "left_shift", "right_shift"]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},
     **{name: "strata.frontend.index_ops" for name in _INDEX_OPS},
+    **{name: "strata.frontend.bitwise" for name in _BITWISE_OPS},
     "Tensor": "strata.frontend.tensor",
     "TensorSpec": "strata.frontend.tensor",
     "Module": "strata.frontend.module",

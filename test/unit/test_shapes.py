@@ -78,8 +78,9 @@ def test_broadcast_shapes_matches_numpy(group):
 @given(shape_groups(2, 2), st.sampled_from(S.BINARY_OPS))
 def test_elementwise_matches_numpy(pair, op):
     a, b = pair
-    expected = np_result(lambda: (np.add(np.zeros(a), np.zeros(b)).shape, "f32"))
-    assert strata_result(lambda: S.elementwise(op, a, b, "f32", "f32")) == expected
+    dtype = "i32" if op in S.INT_ONLY_OPS else "f32"  # the bitwise ops take integers only
+    expected = np_result(lambda: (np.add(np.zeros(a), np.zeros(b)).shape, dtype))
+    assert strata_result(lambda: S.elementwise(op, a, b, dtype, dtype)) == expected
 
 
 @SETTINGS

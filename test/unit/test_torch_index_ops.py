@@ -153,13 +153,8 @@ class _IntAnd(torch.nn.Module):
         return (a & b) + 1
 
 
-def test_integer_bitwise_and_is_left_to_eager_and_said_why():
-    a, b = torch.tensor([12, 10, 7]), torch.tensor([10, 6, 5])
-    record = []
-    torch._dynamo.reset()
-    compiled = torch.compile(_IntAnd(), backend=lambda gm, ins: strata_backend(gm, ins,
-                                                                                record=record))
-    with torch.no_grad():
-        assert torch.equal(compiled(a, b), _IntAnd()(a, b))
-    reasons = [why for g in record for s in g.subgraphs for _, why, _ in s.reasons]
-    assert reasons == ["aten.bitwise_and of torch.int64 tensors (strata has bool ones only)"]
+def test_integer_bitwise_and_runs_in_strata():
+    a, b = torch.tensor([12, 10, 7, -3]), torch.tensor([10, 6, 5, 2**40])
+    got, want, kinds = _run(_IntAnd(), a, b)
+    assert got.dtype == want.dtype and torch.equal(got, want)
+    assert kinds == ["strata"]

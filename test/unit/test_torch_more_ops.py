@@ -3,7 +3,7 @@ each required to run entirely in strata: max/min along a dim (values and indices
 norm, hardtanh, repeat, slice_scatter, cumprod, adaptive pools to other sizes, a dilated
 max pool, average pools with counted padding and divisor_override, training-mode batch
 norm (its batch statistics), var/var_mean, a causal scaled-dot-product attention, a
-constant built inside the graph (eye) and torch.gather."""
+constant built inside the graph (eye), torch.gather and integer bitwise ops."""
 
 from __future__ import annotations
 
@@ -48,6 +48,16 @@ CASES = {
     "gather_middle_dim_smaller_index": (
         lambda x, i: torch.gather(x, 1, i),
         (_odd(2, 3, 4), torch.tensor([[[2, 0, 1], [1, 1, 0]], [[0, 2, 2], [2, 1, 0]]]))),
+    # issue 37: integer bitwise ops (shift counts in and out of range; int32 with int64)
+    "bitwise_int64": (lambda a, b: ((a & b) | (a ^ 6)) + (~a) + (a << b) + (a >> b) + (
+        5 << b) + torch.bitwise_right_shift(-a, 3),
+        (torch.tensor([[7, -8, 2**40, -1, 0], [3, 9, -(2**62), 2**62, 12]]),
+         torch.tensor([1, 63, 64, -1, 70]))),
+    "bitwise_int32_mixed": (lambda a, b, m: (a & b) + (a | m) + (b ^ a) + (a << 31) + (
+        a >> b), (torch.tensor([[5, -9, 2**30, -(2**31)], [1, 2, 3, 4]], dtype=torch.int32),
+                  torch.tensor([3, 32, -2, 31]), torch.tensor([True, False, True, False]))),
+    "bitwise_bool": (lambda x, y: ((x > 0) & (y > 0)) | ~(x > 1) ^ (y < 0),
+                     (_odd(3, 7), _odd(3, 7, seed=1))),
 }
 
 

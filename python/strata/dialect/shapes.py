@@ -86,7 +86,7 @@ def broadcast_shapes(op: str, *shapes: Sequence) -> Shape:
 
 def elementwise(op: str, lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str):
     dtype = _same_dtype(op, [lhs_dtype, rhs_dtype])
-    _check_dtype(op, dtype, DTYPES)
+    _check_dtype(op, dtype, INDEX_DTYPES if op in INT_ONLY_OPS else DTYPES)
     if op == "div" and dtype not in FLOAT_DTYPES:
         # An integer division could trap (x / 0, INT_MIN / -1); numpy's / on integers
         # is true division anyway, and its // is floor_div.
@@ -96,12 +96,17 @@ def elementwise(op: str, lhs: Shape, rhs: Shape, lhs_dtype: str, rhs_dtype: str)
     return broadcast_shapes(op, lhs, rhs), dtype
 
 
+# Bitwise ops: integer operands only (bool &, |, ^ are built as the logical ops).
+INT_ONLY_OPS = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+                "bitwise_not")
+
 FLOAT_ONLY_UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "gelu", "erf", "sin",
                     "cos", "floor", "ceil", "round")
 
 
 def unary(op: str, shape: Shape, dtype: str, approximate: str = "none"):
-    _check_dtype(op, dtype, FLOAT_DTYPES if op in FLOAT_ONLY_UNARY else DTYPES)
+    _check_dtype(op, dtype, FLOAT_DTYPES if op in FLOAT_ONLY_UNARY else
+                 INDEX_DTYPES if op in INT_ONLY_OPS else DTYPES)
     if op == "gelu" and approximate not in GELU_FORMS:
         raise ShapeError(f"gelu: approximate must be one of {', '.join(GELU_FORMS)}, "
                          f"got '{approximate}'")
@@ -490,9 +495,10 @@ def cast(shape: Shape, dtype: str, target_dtype: str):
     return tuple(shape), target_dtype
 
 
-BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
+BINARY_OPS = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod",
+              "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 UNARY_OPS = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
-             "erf", "sin", "cos", "floor", "ceil", "round", "sign")
+             "erf", "sin", "cos", "floor", "ceil", "round", "sign", "bitwise_not")
 REDUCE_OPS = ("sum", "max", "mean", "prod", "min")
 POOL_OPS = ("max_pool2d", "avg_pool2d")
 

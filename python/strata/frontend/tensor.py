@@ -49,7 +49,8 @@ _KEEP_TRACED = ("Keep the computation in strata ops (strata.where for choices, .
 class Tensor:
     """A value being built into a strata function.
 
-    Supports ``+ - * / // % @ **`` and ``divmod``, unary ``-``, elementwise
+    Supports ``+ - * / // % @ **`` and ``divmod``, unary ``-``, the bitwise
+    ``& | ^ ~ << >>`` (integers; bools as the logical ops), elementwise
     comparisons (``== != < <= > >=``, each a bool tensor), ``.T``, ``.reshape``,
     ``.transpose``, ``.sum/.max/.mean``, ``.astype``, numpy-style basic indexing
     (ints, slices with positive steps, ``None``, ``...``), ``len()`` and iteration
@@ -207,6 +208,40 @@ class Tensor:
     def __neg__(self):
         return _ops().neg(self)
 
+    # Bitwise operators (frontend/bitwise.py): integers, or bools as the logical ops.
+    def __and__(self, o):
+        return _bitwise().bitwise_and(self, o)
+
+    def __rand__(self, o):
+        return _bitwise().bitwise_and(o, self)
+
+    def __or__(self, o):
+        return _bitwise().bitwise_or(self, o)
+
+    def __ror__(self, o):
+        return _bitwise().bitwise_or(o, self)
+
+    def __xor__(self, o):
+        return _bitwise().bitwise_xor(self, o)
+
+    def __rxor__(self, o):
+        return _bitwise().bitwise_xor(o, self)
+
+    def __lshift__(self, o):
+        return _bitwise().left_shift(self, o)
+
+    def __rlshift__(self, o):
+        return _bitwise().left_shift(o, self)
+
+    def __rshift__(self, o):
+        return _bitwise().right_shift(self, o)
+
+    def __rrshift__(self, o):
+        return _bitwise().right_shift(o, self)
+
+    def __invert__(self):
+        return _bitwise().bitwise_not(self)
+
     def __abs__(self):
         return _ops().abs(self)
 
@@ -269,6 +304,12 @@ def _ops():
     from . import ops
 
     return ops
+
+
+def _bitwise():
+    from . import bitwise
+
+    return bitwise
 
 
 # What the comparison operators take: anything else compares by identity.

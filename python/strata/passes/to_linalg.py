@@ -30,6 +30,7 @@ from mlir import ir
 
 from .base import Pass, collect_ops
 from .lowering import (
+    bitwise,
     booleans,
     contraction,
     conv,
@@ -46,6 +47,8 @@ __all__ = ["ToLinalgPass", "lower_op"]
 _BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "floor_div", "mod")
 _UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu", "erf",
           "sin", "cos", "floor", "ceil", "round", "sign")
+
+_BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 
 _TABLE = {
     **{n: (lambda op, n=n: elementwise.lower_binary(op, n)) for n in _BINARY},
@@ -80,6 +83,9 @@ _TABLE = {
     "scatter": lambda op: index_ops.lower_scatter(op, accumulate=False),
     "scatter_add": lambda op: index_ops.lower_scatter(op, accumulate=True),
     "conv_transpose2d": lower_conv_transpose2d,  # issue 14, part B (opsb)
+    # issue 37: integer bitwise ops (lowering/bitwise.py)
+    **{n: (lambda op, n=n: bitwise.lower_bitwise(op, n)) for n in _BITWISE},
+    "bitwise_not": bitwise.lower_bitwise_not,
 }
 
 

@@ -25,6 +25,7 @@ import torch
 from ..frontend import index_ops as I
 from ..frontend import ops as S
 from ..frontend.tensor import Tensor
+from .aten_bitwise import BITWISE_CONVERTERS
 from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsupported
 
 __all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "is_foldable"]
@@ -440,12 +441,6 @@ def _unbind(node, self, dim=0):
                  for i in range(self.shape[dim]))
 
 
-def _bitwise_not(node, self):
-    if self.dtype == "i1":
-        return S.equal(S.cast(self, "i32"), 0)
-    return S.sub(S.neg(self), 1)  # ~x == -x - 1 in two's complement
-
-
 def _logical_not(node, self):
     return S.equal(S.cast(self, "i32") if self.dtype == "i1" else self, 0)
 
@@ -460,20 +455,6 @@ def _logical_and(node, self, other):
 
 def _logical_or(node, self, other):
     return S.not_equal(S.maximum(_truth(self), _truth(other)), 0)
-
-
-def _bool_operand(v):
-    """A bool operand of bitwise_and/or/xor: a tensor, or a number as a rank-0 i32 0/1."""
-    return v if isinstance(v, Tensor) else S.constant(np.array(int(bool(v)), np.int32), "i32")
-
-
-def _bitwise(combine):
-    """``&``, ``|``, ``^`` of bool tensors (transformers' masks: causal & padding); integer
-    operands have no strata op (``unsupported`` says so)."""
-    def convert(node, self, other):
-        return S.not_equal(combine(_truth(_bool_operand(self)), _truth(_bool_operand(other))), 0)
-
-    return convert
 
 
 def _any(node, self, dim=None, keepdim=False):
@@ -755,10 +736,8 @@ CONVERTERS = {
     "transpose": _transpose, "expand": _expand, "unsqueeze": _reshape_to_node,
     "squeeze": _reshape_to_node, "flatten": _reshape_to_node, "slice": _slice,
     "select": _select, "cat": _cat, "split_with_sizes": _split_with_sizes, "split": _split,
-    "unbind": _unbind, "bitwise_not": _bitwise_not, "logical_not": _logical_not,
+    "unbind": _unbind, "logical_not": _logical_not,
     "logical_and": _logical_and, "logical_or": _logical_or, "any": _any, "all": _all,
-    "bitwise_and": _bitwise(S.mul), "bitwise_or": _bitwise(S.maximum),
-    "bitwise_xor": _bitwise(S.sub),
     "clone": _identity, "alias": _identity, "detach": _identity, "contiguous": _identity,
     "lift_fresh_copy": _identity, "_to_copy": _to_copy, "to": _to_copy,
     "native_dropout": _dropout, "dropout": lambda n, input, p, train: _dropout(
@@ -770,6 +749,7 @@ CONVERTERS = {
     "max_pool2d": lambda n, *a, **k: _max_pool(n, *a, **k)[0], "avg_pool2d": _avg_pool,
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
     **_INDEX_CONVERTERS,
+    **BITWISE_CONVERTERS,  # issue 37: aten_bitwise.py
     "einsum": _einsum,
 }
 
@@ -910,9 +890,6 @@ def unsupported(node) -> str | None:
     why = _index_unsupported(name, args)
     if why:
         return why
-    if name in ("bitwise_and", "bitwise_or", "bitwise_xor") and \
-            node.meta["val"].dtype != torch.bool:
-        return f"aten.{name} of {node.meta['val'].dtype} tensors (strata has bool ones only)"
     if name == "index":
         tensors = [t for t in args["indices"] if t is not None]
         if not tensors or any(t.meta["val"].dtype in (torch.bool, torch.uint8)

@@ -58,6 +58,8 @@ _ANY = {
     "clamp_min", "clamp_max", "eq", "ne", "lt", "le", "gt", "ge", "where", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "clone", "alias", "detach", "contiguous",
     "lift_fresh_copy", "_to_copy", "to", "native_dropout", "dropout",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "__and__", "__or__", "__xor__",
+    "bitwise_left_shift", "bitwise_right_shift", "__lshift__", "__rshift__",
     "mm", "bmm", "matmul", "addmm", "linear", "permute", "t", "transpose", "embedding",
 }
 # ops that take the result's shape from the node (the size arguments are not read)
