@@ -173,34 +173,50 @@ def test_peer_runs_a_tiny_row_and_matches_the_reference(system, packages, row_na
         assert res["precision"] in ("f32", "bf16")
 
 
-def _small(row):
-    """The row's shapes capped to a few elements (a conv's channels kept: groups divide
-    them)."""
+JAX_CHECK = """
+import sys
+import jax
+import numpy as np
+import suite, suite_rows
+
+def small(row):
+    # the row's shapes capped to a few elements (a conv's channels kept: groups divide them)
     if row.group == "conv2d":
-        nchw = "NCHW" in row.name
         x = list(row.shapes[0])
-        for i in ((2, 3) if nchw else (1, 2)):
+        for i in ((2, 3) if "NCHW" in row.name else (1, 2)):
             x[i] = min(x[i], 10)
         return [tuple(x), *row.shapes[1:]]
     return [tuple(min(d, 33) for d in s) for s in row.shapes]
 
+bad, n = [], 0
+for row in suite_rows.rows():
+    if row.jax is None:
+        continue
+    row.shapes = small(row)
+    ref = suite.reference(row, torch_ok=True)
+    out = np.asarray(jax.jit(row.jax)(*row.inputs()))
+    n += 1
+    if not suite.check(ref, out, suite._tolerance(row)):
+        bad.append(row.name)
+print(n, bad)
+sys.exit(1 if bad else 0)
+"""
+
 
 def test_suite_rows_jax_functions_compute_the_row():
     """Every row's jax function (run by the jax and iree peers) against the row's float64
-    reference on small inputs, in this process."""
-    pytest.importorskip("jax")
-    pytest.importorskip("torch")
-    import jax
-    import numpy as np
+    reference on small inputs. In its own process, as jax's own MLIR and threads stay out
+    of the test process."""
+    import subprocess
 
+    _require("jax", "torch")
     suite, suite_rows = _suite()
-    with_jax = [r for r in suite_rows.rows() if r.jax is not None]
-    assert {r.name for r in with_jax} >= {r.name for r in suite_rows.rows() if r.deploy}
-    for row in with_jax:
-        row.shapes = _small(row)
-        ref = suite.reference(row, torch_ok=True)
-        out = np.asarray(jax.jit(row.jax)(*row.inputs()))
-        assert suite.check(ref, out, suite._tolerance(row)), row.name
+    with_jax = {r.name for r in suite_rows.rows() if r.jax is not None}
+    assert with_jax >= {r.name for r in suite_rows.rows() if r.deploy}
+    p = subprocess.run([sys.executable, "-c", JAX_CHECK], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, **suite._env(2, "")})
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    assert p.stdout.split()[0] == str(len(with_jax))
 
 
 def test_suite_deploy_rows_are_the_issues_rows():
