@@ -178,3 +178,34 @@ func.func @uneven_blocks(%x: memref<2049x4096xf32>, %y: memref<2049x4096xf32>) {
   }
   return
 }
+
+// -----
+
+// A packed matmul micro-kernel: the K loop reads one K step ("row") of each packed panel
+// (8 MiB of A panels, 8 MiB of B panels) into a vector.contract. The panels are packed to
+// stay in cache: no prefetch, no clamped index in the FMA loop.
+// CHECK-LABEL: func.func @micro_kernel
+// CHECK: scf.for
+// CHECK-NOT: memref.prefetch
+// CHECK-NOT: arith.minsi
+// CHECK: vector.contract
+// CHECK: return
+func.func @micro_kernel(%a: memref<128x1024x8xf32>, %b: memref<64x1024x32xf32>, %c: memref<8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %pad = arith.constant 0.0 : f32
+  %init = vector.transfer_read %c[%c0, %c0], %pad {in_bounds = [true, true]} : memref<8x32xf32>, vector<8x32xf32>
+  %acc = scf.for %k = %c0 to %c1024 step %c1 iter_args(%sum = %init) -> (vector<8x32xf32>) {
+    %ak = memref.subview %a[0, %k, 0] [1, 1, 8] [1, 1, 1] : memref<128x1024x8xf32> to memref<1x1x8xf32, strided<[8192, 8, 1], offset: ?>>
+    %bk = memref.subview %b[0, %k, 0] [1, 1, 32] [1, 1, 1] : memref<64x1024x32xf32> to memref<1x1x32xf32, strided<[32768, 32, 1], offset: ?>>
+    %va = vector.transfer_read %ak[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x8xf32, strided<[8192, 8, 1], offset: ?>>, vector<8xf32>
+    %vb = vector.transfer_read %bk[%c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x32xf32, strided<[32768, 32, 1], offset: ?>>, vector<32xf32>
+    %ea = vector.broadcast %va : vector<8xf32> to vector<1x8xf32>
+    %eb = vector.broadcast %vb : vector<32xf32> to vector<1x32xf32>
+    %next = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>], iterator_types = ["reduction", "parallel", "parallel"], kind = #vector.kind<add>} %ea, %eb, %sum : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+    scf.yield %next : vector<8x32xf32>
+  }
+  vector.transfer_write %acc, %c[%c0, %c0] {in_bounds = [true, true]} : vector<8x32xf32>, memref<8x32xf32>
+  return
+}

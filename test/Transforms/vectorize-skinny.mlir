@@ -70,13 +70,14 @@ func.func @threads(%a: tensor<7x2048xf32>, %b: tensor<2048x2048xf32>, %c: tensor
 
 // -----
 
-// A B of 1 MiB stays in L2: the default tiles (64x128x128 cache, 8 vector accumulators).
+// A B of 1 MiB stays in L2: the default tiles (64x128x128 cache; 16 vector accumulators
+// with AVX-512's 32 registers: 7 rows x 2 vectors).
 // Z-LABEL: func.func @small_b
 // Z: scf.for %{{.+}} = %{{.+}} to %c512 step %c128
 // Z: scf.for %{{.+}} = %{{.+}} to %c512 step %c128
-// Z: scf.for %{{.+}} = %{{.+}} to %c128 step %c16
+// Z: scf.for %{{.+}} = %{{.+}} to %c128 step %c32
 // Z: scf.for %{{.+}} = %{{.+}} to %c128 step %c1
-// Z: vector.contract {{.*}} : vector<7x1xf32>, vector<1x16xf32> into vector<7x16xf32>
+// Z: vector.contract {{.*}} : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
 // Z-NOT: vector<7x64xf32>
 // Z: return
 func.func @small_b(%a: tensor<7x512xf32>, %b: tensor<512x512xf32>, %c: tensor<7x512xf32>) -> tensor<7x512xf32> {
@@ -90,7 +91,7 @@ func.func @small_b(%a: tensor<7x512xf32>, %b: tensor<512x512xf32>, %c: tensor<7x
 // Z-LABEL: func.func @other_dtype
 // Z: scf.for %{{.+}} = %{{.+}} to %c1024 step %c128
 // Z: scf.for %{{.+}} = %{{.+}} to %c512 step %c128
-// Z: vector.contract {{.*}} into vector<7x16xf32>
+// Z: vector.contract {{.*}} into vector<7x32xf32>
 // Z-NOT: vector<7x64xf32>
 // Z: return
 func.func @other_dtype(%a: tensor<7x512xf16>, %b: tensor<512x1024xf16>, %c: tensor<7x1024xf32>) -> tensor<7x1024xf32> {
