@@ -267,6 +267,21 @@ class Strata_ArgReduceOp<string mnemonic, string what> : Strata_Op<mnemonic> {
 def Strata_ArgmaxOp : Strata_ArgReduceOp<"argmax", "maximum">;
 def Strata_ArgminOp : Strata_ArgReduceOp<"argmin", "minimum">;
 
+def Strata_ArgsortOp : Strata_Op<"argsort"> {
+  let summary = "the indices that sort along an axis, numpy's `argsort(input, axis, kind='stable')`";
+  let description = [{
+    The i32 indices along `axis` that put each row of `input` (f32, f16, bf16, f64,
+    i32 or i64) in ascending order, or in descending order with `descending = true`;
+    the result has the input's shape. The sort is stable in both directions: equal
+    elements keep their order (`-0.0` equals `0.0`). NaN sorts as the largest value:
+    last when ascending, first when descending (numpy's and PyTorch's `sort`). The
+    Python front end builds `sort` and `topk` values from these indices.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$descending);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 def Strata_SoftmaxOp : Strata_Op<"softmax"> {
   let summary = "softmax along one axis";
   let description = [{

@@ -33,10 +33,13 @@ _INDEX_OPS = ["cumsum", "flip", "pad", "scatter", "scatter_add", "index_put"]
 # &, |, ^, ~, <<, >>: frontend/bitwise.py
 _BITWISE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
                 "left_shift", "right_shift"]
+# argsort, sort, topk, take_along_axis: frontend/sort_ops.py
+_SORT_OPS = ["argsort", "sort", "topk", "take_along_axis"]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},
     **{name: "strata.frontend.index_ops" for name in _INDEX_OPS},
     **{name: "strata.frontend.bitwise" for name in _BITWISE_OPS},
+    **{name: "strata.frontend.sort_ops" for name in _SORT_OPS},
     "Tensor": "strata.frontend.tensor",
     "TensorSpec": "strata.frontend.tensor",
     "Module": "strata.frontend.module",

@@ -3,7 +3,8 @@ each required to run entirely in strata: max/min along a dim (values and indices
 norm, hardtanh, repeat, slice_scatter, cumprod, adaptive pools to other sizes, a dilated
 max pool, average pools with counted padding and divisor_override, training-mode batch
 norm (its batch statistics), var/var_mean, a causal scaled-dot-product attention, a
-constant built inside the graph (eye), torch.gather and integer bitwise ops."""
+constant built inside the graph (eye), torch.gather, integer bitwise ops and sorting (sort,
+argsort, topk; NaN and ties in their own tests)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,16 @@ CASES = {
     "bitwise_int32_mixed": (lambda a, b, m: (a & b) + (a | m) + (b ^ a) + (a << 31) + (
         a >> b), (torch.tensor([[5, -9, 2**30, -(2**31)], [1, 2, 3, 4]], dtype=torch.int32),
                   torch.tensor([3, 32, -2, 31]), torch.tensor([True, False, True, False]))),
+    # issue 37: sorting (tie-free data: torch orders ties only with stable=True)
+    "sort_stable_descending": (lambda x: torch.sort(x, dim=1, descending=True, stable=True),
+                               (torch.tensor([[3., 1., 3., -0., 0., 2., 1.], [5., 5., 5., -1.,
+                                                                            4., 5., -2.]]),)),
+    "sort_default": (lambda x: torch.sort(x * 2), (_odd(3, 9),)),
+    "sort_dim0_int": (lambda x: torch.sort(x, dim=0, stable=True),
+                      (torch.tensor([[4, -2], [1, 7], [4, 7], [-9, 0], [1, 2]]),)),
+    "argsort": (lambda x: torch.argsort(x, dim=-1, descending=True), (_odd(4, 11),)),
+    "topk": (lambda x: torch.topk(x, 3), (_odd(5, 17),)),
+    "topk_smallest_dim0": (lambda x: torch.topk(x, 2, dim=0, largest=False), (_odd(9, 4),)),
     "bitwise_bool": (lambda x, y: ((x > 0) & (y > 0)) | ~(x > 1) ^ (y < 0),
                      (_odd(3, 7), _odd(3, 7, seed=1))),
 }
@@ -81,3 +92,37 @@ def test_runs_in_strata_and_matches_eager(name):
     subgraphs = [s for g in record for s in g.subgraphs]
     assert subgraphs and all(s.kind == "strata" for s in subgraphs), [
         (s.ops, s.reasons, s.error) for s in subgraphs if s.kind != "strata"]
+
+
+def _strata_only(fn, *args):
+    """(strata's results, eager's) with every subgraph in strata."""
+    record = []
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(fn, backend=lambda gm, inputs: strata_backend(
+            gm, inputs, record=record))(*args)
+        want = fn(*args)
+    subgraphs = [s for g in record for s in g.subgraphs]
+    assert subgraphs and all(s.kind == "strata" for s in subgraphs)
+    return got, want
+
+
+def test_sort_with_nan_and_ties_matches_stable_eager():
+    x = torch.tensor([[1., float("nan"), 3., 3., -float("inf"), float("nan"), 0., 3.],
+                      [2., 2., float("nan"), -1., 2., 5., 5., 0.]])
+    for descending in (False, True):
+        got, want = _strata_only(lambda v, d=descending: torch.sort(v, dim=-1, descending=d,
+                                                                     stable=True), x)
+        assert torch.equal(got.indices, want.indices)
+        assert torch.allclose(got.values, want.values, equal_nan=True)
+
+
+def test_topk_with_nan_and_ties():
+    """NaN is the largest value, as in eager; among ties strata gives the lower index first
+    (eager's order among ties is unspecified), so ties check the values and the picks."""
+    x = torch.tensor([[1., 3., 3., 2., 3., 3., 0., 3.], [float("nan"), 1., 4., float("nan"),
+                                                          -2., 4., 0., 1.]])
+    (values, indices), (want_values, _) = _strata_only(lambda v: torch.topk(v, 3), x)
+    assert torch.allclose(values, want_values, equal_nan=True)
+    assert torch.equal(indices, torch.tensor([[1, 2, 4], [0, 3, 2]]))
+    assert torch.allclose(torch.gather(x, 1, indices), values, equal_nan=True)

@@ -198,6 +198,10 @@ def _follow(op, axes):
         if _norm_axis(attrs("axis"), rank) == a:
             raise _NotRows("a cumsum along the batch dim")
         return a
+    if family == "argsort":
+        if _norm_axis(attrs("axis"), rank) == a:
+            raise _NotRows("an argsort along the batch dim")
+        return a
     if family == "reverse":
         if a in {_norm_axis(x, rank) for x in attrs("axes")}:
             raise _NotRows("a reverse of the batch dim")

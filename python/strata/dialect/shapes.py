@@ -16,8 +16,8 @@ __all__ = [
     "ShapeError", "FLOAT_DTYPES", "DTYPES", "fmt_shape", "broadcast_shapes", "elementwise",
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
     "transpose", "broadcast_to", "concat", "slice_", "gather",
-    "arg_reduce", "conv2d", "pool2d", "cast", "conv_transpose2d", "cumsum", "reverse", "pad",
-    "scatter",
+    "arg_reduce", "argsort", "conv2d", "pool2d", "cast", "conv_transpose2d", "cumsum",
+    "reverse", "pad", "scatter",
     "normalize_axis", "RULES",
 ]
 
@@ -299,6 +299,13 @@ def gather(shape: Shape, index_shape: Shape, dtype: str, index_dtype: str, axis:
     return tuple(shape[:ax]) + tuple(index_shape) + tuple(shape[ax + 1:]), dtype
 
 
+def argsort(shape: Shape, dtype: str, axis: int):
+    """numpy ``argsort(input, axis, kind="stable")``: i32 indices of the input's shape."""
+    _check_dtype("argsort", dtype, DTYPES)
+    normalize_axis("argsort", axis, len(shape))
+    return tuple(shape), "i32"
+
+
 def cumsum(shape: Shape, dtype: str, axis: int):
     """numpy ``cumsum(input, axis)``: the input's shape and element type."""
     _check_dtype("cumsum", dtype, DTYPES, "input")
@@ -511,7 +518,7 @@ RULES = {
     "compare": "compare", "select": "select", "matmul": "matmul", "softmax": "softmax",
     "layer_norm": "layer_norm", "reshape": "reshape", "transpose": "transpose",
     "broadcast_to": "broadcast_to", "concat": "concat", "slice": "slice", "conv2d": "conv2d",
-    "gather": "gather", "argmax": "arg_reduce", "argmin": "arg_reduce",
+    "gather": "gather", "argmax": "arg_reduce", "argmin": "arg_reduce", "argsort": "argsort",
     "conv_transpose2d": "conv_transpose2d",
     "constant": "constant", "cast": "cast",
     "cumsum": "cumsum", "reverse": "reverse", "pad": "pad", "scatter": "scatter",

@@ -30,6 +30,7 @@ DEFAULTS = {
     "approximate": ("str", "none"),
     "groups": ("int", 1),
     "pad_value": ("float", 0.0),
+    "descending": ("bool", False),
 }
 KINDS = {
     "axes": "i64s", "permutation": "i64s", "starts": "i64s", "limits": "i64s",
@@ -122,6 +123,8 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
         return S.slice_(ops[0].shape, ops[0].dtype, a("starts"), a("limits"), a("steps"))
     if family == "arg_reduce":
         return S.arg_reduce(name, ops[0].shape, ops[0].dtype, a("axis"), a("keepdims"))
+    if family == "argsort":
+        return S.argsort(ops[0].shape, ops[0].dtype, a("axis"))
     if family == "gather":
         return S.gather(ops[0].shape, ops[1].shape, ops[0].dtype, ops[1].dtype, a("axis"))
     if family == "conv2d":

@@ -38,6 +38,7 @@ ATTRIBUTES = {
     "compare": ("predicate",), "concat": ("axis",), "transpose": ("permutation",),
     "sum": ("axes",), "max": ("axes",), "mean": ("axes",),
     "prod": ("axes",), "min": ("axes",), "argmax": ("axis",), "argmin": ("axis",),
+    "argsort": ("axis",),
     "slice": ("starts", "limits", "steps"), "gather": ("axis",),
     "conv2d": ("strides", "padding", "dilations", "layout"),
     "max_pool2d": ("kernel", "strides", "padding", "layout"),
@@ -50,7 +51,7 @@ ATTRIBUTES = {
 
 # The attributes' defaults (the ODS ones, as dialect/verifier.py reads them).
 _DEFAULTS = {"keepdims": False, "axis": -1, "epsilon": 1e-5, "approximate": "none",
-             "groups": 1, "pad_value": 0.0}
+             "groups": 1, "pad_value": 0.0, "descending": False}
 
 
 class OpRef:

@@ -38,6 +38,7 @@ from .lowering import (
     index_ops,
     reduction,
     shape_ops,
+    sort,
 )
 from .lowering.common import LoweringError
 from .lowering.conv_transpose import lower_conv_transpose2d
@@ -86,6 +87,7 @@ _TABLE = {
     # issue 37: integer bitwise ops (lowering/bitwise.py)
     **{n: (lambda op, n=n: bitwise.lower_bitwise(op, n)) for n in _BITWISE},
     "bitwise_not": bitwise.lower_bitwise_not,
+    "argsort": sort.lower_argsort,  # issue 37: lowering/sort.py
 }
 
 

@@ -26,6 +26,7 @@ from ..frontend import index_ops as I
 from ..frontend import ops as S
 from ..frontend.tensor import Tensor
 from .aten_bitwise import BITWISE_CONVERTERS
+from .aten_sort import SORT_CONVERTERS
 from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsupported
 
 __all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "is_foldable"]
@@ -750,6 +751,7 @@ CONVERTERS = {
     "_adaptive_avg_pool2d": _adaptive_avg_pool, "adaptive_avg_pool2d": _adaptive_avg_pool,
     **_INDEX_CONVERTERS,
     **BITWISE_CONVERTERS,  # issue 37: aten_bitwise.py
+    **SORT_CONVERTERS,  # issue 37: aten_sort.py
     "einsum": _einsum,
 }
 

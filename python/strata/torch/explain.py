@@ -4,8 +4,8 @@
     strata.torch.explain: 1 graph, 3 subgraphs (2 in strata, 1 in eager PyTorch), 0 graph breaks
     graph 0
       subgraph 0  strata  2 ops: aten.permute.default, aten.addmm.default
-      subgraph 1  eager   aten.sort.default
-                  split by aten.sort.default: aten.sort has no strata op  at model.py:21
+      subgraph 1  eager   aten.cummax.default
+                  split by aten.cummax.default: aten.cummax has no strata op  at model.py:21
       subgraph 2  strata  3 ops: aten.relu.default, aten.permute.default, aten.addmm.default
 
 A subgraph strata failed to compile (any exception: a StrataError, a lowering error, a
