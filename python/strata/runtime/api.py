@@ -44,6 +44,7 @@ from .engine import _char_at, _set_shape, address
 from .log import logger
 from .out_arrays import copy_into, out_arrays
 from .output_pool import PLACEMENT, page_buffer, result_maker
+from .pytree import flatten, is_container, leaf_names, unflatten
 from .variants import Variants
 
 assert PLACEMENT % WORKSPACE_ALIGNMENT == 0  # a page-placed workspace meets strata-workspace's
@@ -795,6 +796,14 @@ class JitFunction:
                  max_recompiles: int | None = None, blas: str = "auto", timing: bool = False,
                  buckets: dict | None = None):
         self.fn = fn
+        # for the flat function of each argument tree (runtime/pytree.py)
+        self._options = dict(fusion=fusion, opt_level=opt_level, layout=layout,
+                             threads=threads, max_variants=max_variants, dynamic=dynamic,
+                             automatic_dynamic=automatic_dynamic,
+                             max_recompiles=max_recompiles, blas=blas, timing=timing,
+                             buckets=buckets)
+        self._trees: dict = {}      # argument tree -> the JitFunction of its leaves
+        self._out_trees: dict = {}  # argument tree -> the tree of the results
         self.timing = timing
         self.fusion = fusion
         self.layout = layout
@@ -840,11 +849,59 @@ class JitFunction:
 
         return trace(self.fn, *args)
 
-    def __call__(self, *args, out=None):
+    def __call__(self, *args, out=None, **kwargs):
+        if kwargs or not all(type(a) is _ndarray for a in args) and \
+                any(is_container(a) for a in args):
+            return self._tree_call(args, kwargs, out)
         if self._buckets is not None:  # pads, calls _call, slices the results back
             results = self._buckets.call(self._call, args)
             return results if out is None else copy_into(self.__name__, results, out)
         return self._call(*args, out=out)
+
+    def _tree_call(self, args, kwargs, out):
+        """A call with keyword arguments or containers of arrays (runtime/pytree.py): the
+        flat function of this argument tree (compiled per shapes like any other) on the
+        leaves; its results rebuilt in the function's result tree. ``out``: arrays for
+        the result leaves, in tree order."""
+        leaves, tree = flatten((args, kwargs), f"{self.__name__}: argument")
+        flat = self._trees.get(tree)
+        if flat is None:
+            with self._lock:
+                flat = self._trees.get(tree)
+                if flat is None:
+                    flat = self._trees[tree] = self._flat_function(tree, len(args))
+        results = flat(*leaves, out=out)
+        out_tree = self._out_trees[tree]
+        return unflatten(out_tree, [results] if out_tree.leaves == 1 and
+                         not isinstance(results, tuple) else results)
+
+    def _flat_function(self, tree, n_args) -> JitFunction:
+        """The JitFunction of ``fn`` on the leaves of argument tree ``tree`` (one positional
+        argument per leaf, named after its path), sharing this one's stats."""
+        import inspect
+
+        fn, name = self.fn, self.__name__
+        names = leaf_names(tree, _param_names(fn, n_args))
+
+        def flat(*leaves):
+            args, kwargs = unflatten(tree, leaves)
+            out_leaves, out_tree = flatten(fn(*args, **kwargs), f"{name}: result")
+            known = self._out_trees.setdefault(tree, out_tree)
+            if known != out_tree:
+                raise StrataError(f"{name}: its results changed structure with the argument "
+                                  "shapes; a jitted function returns one tree of arrays per "
+                                  "tree of arguments", location=location_text())
+            if not out_leaves:
+                raise StrataError(f"{name}: returns no array", location=location_text())
+            return out_leaves[0] if out_tree.kind == "leaf" else tuple(out_leaves)
+
+        flat.__name__ = getattr(fn, "__name__", "function")
+        flat.__qualname__ = getattr(fn, "__qualname__", flat.__name__)
+        flat.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+        inner = JitFunction(flat, **self._options)
+        inner.stats = self.stats
+        return inner
 
     def _call(self, *args, out=None):
         # The warm path keys on (shape, dtype) / Python type only; the full spec checks
@@ -1196,6 +1253,11 @@ def jit(fn=None, *, fusion: bool | str = True, opt_level: int = 3, layout: bool 
     static variant; checked once to be sound (padded rows cannot change a real row),
     else a StrataError says why (runtime/buckets.py). ``f.bucket_costs()``: what padding
     cost.
+    Arguments may be passed by keyword, and arguments and results may be trees of
+    arrays: dicts, lists, tuples, named tuples, dataclasses, None (runtime/pytree.py).
+    Each argument tree compiles its own flat function; its leaves are named after their
+    paths (``params_w1`` for ``params["w1"]``) in ``dynamic``, ``buckets`` and messages;
+    ``out`` then lists arrays for the result leaves in tree order (dict keys sorted).
     The function may be called from several threads at once.
     """
     from .jit_options import check_options
