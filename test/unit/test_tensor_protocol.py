@@ -172,3 +172,52 @@ def test_python_conversions_of_a_traced_tensor_are_located_errors(fn, what, advi
     msg = what + ("" if what.startswith("^a traced") else DATA_DEPENDENT) + ".*" + advice
     assert_located(ei, msg)
     assert error_line(ei) == inspect.getsourcelines(fn)[1]  # the lambda's line, not strata's
+
+
+# ------------------------------------------------ numpy's functions called on traced values
+
+def _line_of(fn, text: str) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@strata.jit
+def numpy_reductions(x):
+    return (np.sum(x, axis=0), np.mean(x, axis=1, keepdims=True), np.max(x), np.min(x, 0),
+            np.prod(x, axis=1), np.argmax(x, axis=1), np.argmin(x, axis=0),
+            np.mean(x, axis=0, dtype=np.float16))
+
+
+def test_numpy_reduction_functions_run_as_strata_ops():
+    x = np.random.default_rng(3).standard_normal((5, 7)).astype(np.float32)
+    got = numpy_reductions(x)
+    x64 = x.astype(np.float64)
+    want = (x64.sum(0), x64.mean(1, keepdims=True), x64.max(), x64.min(0), x64.prod(1),
+            x.argmax(1), x.argmin(0), x64.mean(0))
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert g.shape == np.shape(w), i
+        np.testing.assert_allclose(g.astype(np.float64), w, rtol=2e-3, atol=2e-3, err_msg=str(i))
+    assert got[-1].dtype == np.float16
+
+
+def test_numpy_out_keyword_is_a_located_error():
+    @strata.jit
+    def into(x):
+        return np.sum(x, axis=0, out=np.empty(3, np.float32))
+
+    with pytest.raises(StrataError, match="out= is not supported") as e:
+        into(np.ones((2, 3), np.float32))
+    assert f"{HERE}:{_line_of(into.fn, 'np.sum(x')}:" in str(e.value)
+
+
+def test_errors_inside_numpy_are_located_at_the_users_line():
+    """np.linalg.inv needs the tensor's values: the error names the line that called
+    numpy, not a line of numpy's own code."""
+    @strata.jit
+    def inverse(x):
+        return np.linalg.inv(x)
+
+    with pytest.raises(StrataError, match="needs the value of a traced tensor") as e:
+        inverse(np.eye(3, dtype=np.float32))
+    assert str(e.value).startswith(f"{HERE}:{_line_of(inverse.fn, 'np.linalg.inv')}:")
+    assert "numpy" + os.sep not in str(e.value).split(": error:")[0]

@@ -23,13 +23,26 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _USER_CODE = {os.path.join(_PACKAGE_DIR, "demo.py")}
 
 
+def _numpy_dir() -> str:
+    import numpy
+
+    return os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep
+
+
+# numpy's own Python code, called by the user on a traced value (``np.linalg.inv(x)``,
+# ``np.mean(x)``): an op it builds, or an error it meets, is located at the user's line
+# that called numpy, not inside numpy
+_LIBRARY_DIR = _numpy_dir()
+
+
 def _is_internal(filename: str) -> bool:
     path = os.path.abspath(filename)
-    return path.startswith(_PACKAGE_DIR + os.sep) and path not in _USER_CODE
+    return (path.startswith(_PACKAGE_DIR + os.sep) and path not in _USER_CODE) or \
+        path.startswith(_LIBRARY_DIR)
 
 
 def user_frame():
-    """The innermost frame on the stack that is not inside the strata package."""
+    """The innermost frame on the stack that is not inside the strata package (or numpy)."""
     frame = sys._getframe(1)
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back

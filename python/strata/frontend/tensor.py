@@ -283,14 +283,39 @@ class Tensor:
             perm = tuple(perm[0])
         return _ops().transpose(self, perm or None)
 
-    def sum(self, axis=None, keepdims=False):
-        return _ops().sum(self, axis=axis, keepdims=keepdims)
+    # numpy's functions (np.sum(x), np.mean(x, axis=0)) call these methods with their
+    # own ``dtype`` and ``out`` keywords
+    def sum(self, axis=None, keepdims=False, dtype=None, out=None):
+        return self._reduce("sum", axis, keepdims, dtype, out)
 
-    def max(self, axis=None, keepdims=False):
-        return _ops().max(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False, out=None):
+        return self._reduce("max", axis, keepdims, None, out)
 
-    def mean(self, axis=None, keepdims=False):
-        return _ops().mean(self, axis=axis, keepdims=keepdims)
+    def min(self, axis=None, keepdims=False, out=None):
+        return self._reduce("min", axis, keepdims, None, out)
+
+    def prod(self, axis=None, keepdims=False, dtype=None, out=None):
+        return self._reduce("prod", axis, keepdims, dtype, out)
+
+    def mean(self, axis=None, keepdims=False, dtype=None, out=None):
+        return self._reduce("mean", axis, keepdims, dtype, out)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return self._reduce("argmax", axis, keepdims, None, out)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return self._reduce("argmin", axis, keepdims, None, out)
+
+    def _reduce(self, name, axis, keepdims, dtype, out):
+        if out is not None:
+            from ..errors import StrataError
+            from .locations import location_text
+
+            raise StrataError(f"{name}: out= is not supported inside a traced function "
+                              "(traced values are immutable; use the result)",
+                              location=location_text())
+        x = self if dtype is None else _ops().cast(self, dtype)
+        return getattr(_ops(), name)(x, axis=axis, keepdims=keepdims)
 
     def astype(self, dtype):
         """numpy's ``astype``: strata's dtype names or any numpy spelling (np.float16)."""
