@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
 __all__ = ["user_frame", "user_location", "location_text", "position", "source_location",
-           "user_position"]
+           "user_position", "user_traceback"]
 
 # (file, line, col) that importers (strata.torch) set for the ops they build: the location
 # of the source the op came from, in place of the calling Python frame.
@@ -104,3 +104,25 @@ def user_location() -> ir.Location:
         return ir.Location.unknown()
     filename, line, col = position(frame)
     return ir.Location.file(filename, line, col)
+
+
+def user_traceback(tb):
+    """The traceback ``tb`` without strata's (and numpy's) own frames, for a located error
+    raised to the user: the user's lines stay (the call, the traced function's line), the
+    8-10 frames of tracing and compiling between them go. The innermost frame stays
+    where every frame is internal. ``STRATA_TRACEBACK=full`` keeps them all."""
+    if tb is None or os.environ.get("STRATA_TRACEBACK", "") == "full":
+        return tb
+    import types
+
+    entries = []
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    kept = [e for e in entries if not _is_internal(e.tb_frame.f_code.co_filename)]
+    if not kept:
+        kept = entries[-1:]
+    out = None
+    for e in reversed(kept):
+        out = types.TracebackType(out, e.tb_frame, e.tb_lasti, e.tb_lineno)
+    return out

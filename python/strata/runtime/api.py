@@ -36,7 +36,7 @@ import numpy as np
 
 from ..dialect.types import dtype_of_numpy, numpy_dtype
 from ..errors import StrataError
-from ..frontend.locations import location_text
+from ..frontend.locations import location_text, user_traceback
 from ..frontend.scopes import param_names, spec_of
 from ..frontend.tensor import TensorSpec
 from .allocs import WORKSPACE_ALIGNMENT, check_allocs, workspace_alloc
@@ -516,7 +516,10 @@ class ProgramBase:
         if len(self._signatures) != 1:
             raise StrataError(f"the module has several functions ({', '.join(self.functions)}); "
                               "call one by name", location=location_text())
-        return self.call(next(iter(self._signatures)), *args, out=out)
+        try:
+            return self.call(next(iter(self._signatures)), *args, out=out)
+        except StrataError as e:  # the user's frames only (STRATA_TRACEBACK=full: all)
+            raise e.with_traceback(user_traceback(e.__traceback__))  # noqa: B904 - e itself
 
     def call(self, fname: str, *args, out=None):
         """Runs ``fname`` on ``args``; ``out``: the results' arrays (runtime/out_arrays.py)."""
@@ -850,13 +853,16 @@ class JitFunction:
         return trace(self.fn, *args)
 
     def __call__(self, *args, out=None, **kwargs):
-        if kwargs or not all(type(a) is _ndarray for a in args) and \
-                any(is_container(a) for a in args):
-            return self._tree_call(args, kwargs, out)
-        if self._buckets is not None:  # pads, calls _call, slices the results back
-            results = self._buckets.call(self._call, args)
-            return results if out is None else copy_into(self.__name__, results, out)
-        return self._call(*args, out=out)
+        try:
+            if kwargs or not all(type(a) is _ndarray for a in args) and \
+                    any(is_container(a) for a in args):
+                return self._tree_call(args, kwargs, out)
+            if self._buckets is not None:  # pads, calls _call, slices the results back
+                results = self._buckets.call(self._call, args)
+                return results if out is None else copy_into(self.__name__, results, out)
+            return self._call(*args, out=out)
+        except StrataError as e:  # the user's frames only (STRATA_TRACEBACK=full: all)
+            raise e.with_traceback(user_traceback(e.__traceback__))  # noqa: B904 - e itself
 
     def _tree_call(self, args, kwargs, out):
         """A call with keyword arguments or containers of arrays (runtime/pytree.py): the
@@ -1293,6 +1299,16 @@ def compile(fn_or_module, *examples, target: str = "cpu", compile_to: str | None
     callable on numpy arrays (a Program, or a jit function for a Python function
     without examples).
     """
+    try:
+        return _compile(fn_or_module, *examples, target=target, compile_to=compile_to,
+                        fusion=fusion, opt_level=opt_level, layout=layout, threads=threads,
+                        max_variants=max_variants, blas=blas, timing=timing)
+    except StrataError as e:  # the user's frames only (STRATA_TRACEBACK=full: all)
+        raise e.with_traceback(user_traceback(e.__traceback__))  # noqa: B904 - e itself
+
+
+def _compile(fn_or_module, *examples, target, compile_to, fusion, opt_level, layout, threads,
+             max_variants, blas, timing):
     from ..context import new_context
     from ..frontend.module import Module, trace
     from ..pipelines.levels import level_index
