@@ -254,9 +254,9 @@ def measure(selected, peers, budget, log, processes=1, torch_ok=True):
                 log(f"{row.name}: no float64 reference ({type(e).__name__}: {e})")
                 ref = None
             if ref is None:  # else the first of these systems' own results
-                key = next((k for s in ("numpy", "torch", "jax") for k in outputs
-                            if k[0] == s), None)
-                ref = None if key is None else outputs[key].astype(np.float64)
+                first = next((k for s in ("numpy", "torch", "jax") for k in outputs
+                              if k[0] == s), None)
+                ref = None if first is None else outputs[first].astype(np.float64)
             for key, out in outputs.items():
                 r = results[(row.name, *key)]
                 r["ok"] = ref is None or check(ref, out, _tolerance(row, key[0]))
