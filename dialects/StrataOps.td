@@ -455,6 +455,44 @@ class Strata_PoolOp<string mnemonic, string what> : Strata_Op<mnemonic> {
 def Strata_MaxPool2dOp : Strata_PoolOp<"max_pool2d", "max">;
 def Strata_AvgPool2dOp : Strata_PoolOp<"avg_pool2d", "average">;
 
+// issue 37: 3-D convolution and pooling (NCDHW).
+def Strata_Conv3dOp : Strata_Op<"conv3d"> {
+  let summary = "3-D convolution (cross-correlation) in NCDHW";
+  let description = [{
+    PyTorch's `conv3d`: input `[N, C, D, H, W]`, filter `[F, C / G, KD, KH, KW]`,
+    result `[N, F, OD, OH, OW]`. `strides = [sd, sh, sw]`, `dilations = [dd, dh, dw]`,
+    `padding = [front, back, top, bottom, left, right]` (zero padding).
+    `OD = (D + front + back - dd * (KD - 1) - 1) / sd + 1`, likewise `OH`, `OW`.
+    `groups = G` (default 1): C and F are multiples of G, and output channels
+    `[g * F/G, (g + 1) * F/G)` read input channels `[g * C/G, (g + 1) * C/G)`.
+    Floating-point operands of one element type; f16 and bf16 accumulate in f32.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$filter,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+class Strata_Pool3dOp<string mnemonic, string what> : Strata_Op<mnemonic> {
+  let summary = "3-D " # what # " pooling in NCDHW";
+  let description = [{
+    Windows of `kernel = [kd, kh, kw]` moved by `strides = [sd, sh, sw]` over the
+    spatial dims of an `[N, C, D, H, W]` input, with
+    `padding = [front, back, top, bottom, left, right]` (each smaller than its
+    kernel size). Padded positions are ignored: they never win a max, and an
+    average divides by the count of real elements in the window (PyTorch's
+    `count_include_pad=False`). `OD = (D + front + back - kd) / sd + 1`, likewise
+    `OH`, `OW`. A max of floats propagates NaN, as PyTorch's does.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Strata_MaxPool3dOp : Strata_Pool3dOp<"max_pool3d", "max">;
+def Strata_AvgPool3dOp : Strata_Pool3dOp<"avg_pool3d", "average">;
+
 //===----------------------------------------------------------------------===//
 // Constants and casts
 //===----------------------------------------------------------------------===//

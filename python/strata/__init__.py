@@ -35,11 +35,14 @@ _BITWISE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "inve
                 "left_shift", "right_shift"]
 # argsort, sort, topk, take_along_axis: frontend/sort_ops.py
 _SORT_OPS = ["argsort", "sort", "topk", "take_along_axis"]
+# conv3d and the 3-D / 1-D pools: frontend/conv_nd.py
+_CONV_ND_OPS = ["conv3d", "max_pool3d", "avg_pool3d", "max_pool1d", "avg_pool1d"]
 _LAZY = {
     **{name: "strata.frontend.ops" for name in _OPS},
     **{name: "strata.frontend.index_ops" for name in _INDEX_OPS},
     **{name: "strata.frontend.bitwise" for name in _BITWISE_OPS},
     **{name: "strata.frontend.sort_ops" for name in _SORT_OPS},
+    **{name: "strata.frontend.conv_nd" for name in _CONV_ND_OPS},
     "Tensor": "strata.frontend.tensor",
     "TensorSpec": "strata.frontend.tensor",
     "Module": "strata.frontend.module",

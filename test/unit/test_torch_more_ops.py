@@ -4,7 +4,7 @@ norm, hardtanh, repeat, slice_scatter, cumprod, adaptive pools to other sizes, a
 max pool, average pools with counted padding and divisor_override, training-mode batch
 norm (its batch statistics), var/var_mean, a causal scaled-dot-product attention, a
 constant built inside the graph (eye), torch.gather, integer bitwise ops and sorting (sort,
-argsort, topk; NaN and ties in their own tests)."""
+argsort, topk; NaN and ties in their own tests), 3-D convolution and 3-D / 1-D pools."""
 
 from __future__ import annotations
 
@@ -67,6 +67,19 @@ CASES = {
     "argsort": (lambda x: torch.argsort(x, dim=-1, descending=True), (_odd(4, 11),)),
     "topk": (lambda x: torch.topk(x, 3), (_odd(5, 17),)),
     "topk_smallest_dim0": (lambda x: torch.topk(x, 2, dim=0, largest=False), (_odd(9, 4),)),
+    # issue 37: 3-D convolution and pooling, 1-D pools (PyTorch's own, on the 2-D ones)
+    "conv3d_grouped_bias": (nn.Conv3d(4, 6, (3, 2, 3), stride=(1, 2, 1), padding=(1, 0, 2),
+                                      dilation=(2, 1, 1), groups=2), (_odd(2, 4, 6, 5, 7),)),
+    "conv3d_net": (nn.Sequential(nn.Conv3d(3, 5, 3, padding=1), nn.ReLU(), nn.MaxPool3d(2),
+                                 nn.Conv3d(5, 2, 1, bias=False)), (_odd(1, 3, 6, 8, 7),)),
+    "max_pool3d_padded": (nn.MaxPool3d((3, 1, 2), (1, 2, 2), (1, 0, 1)), (_odd(2, 3, 5, 6, 7),)),
+    "avg_pool3d_counted": (nn.AvgPool3d(3, 2, padding=1), (_odd(1, 2, 5, 6, 7),)),
+    "avg_pool3d_uncounted": (nn.AvgPool3d(3, 2, padding=1, count_include_pad=False),
+                             (_odd(1, 2, 5, 6, 7),)),
+    "avg_pool3d_divisor": (nn.AvgPool3d(2, divisor_override=5), (_odd(1, 2, 4, 6, 5),)),
+    "adaptive_avg_pool3d": (nn.AdaptiveAvgPool3d(1), (_odd(2, 3, 4, 5, 3),)),
+    "max_pool1d": (nn.MaxPool1d(3, 2, 1), (_odd(2, 3, 11),)),
+    "avg_pool1d": (nn.AvgPool1d(3, 2, 1), (_odd(2, 3, 11),)),
     "bitwise_bool": (lambda x, y: ((x > 0) & (y > 0)) | ~(x > 1) ^ (y < 0),
                      (_odd(3, 7), _odd(3, 7, seed=1))),
 }

@@ -210,7 +210,7 @@ def _follow(op, axes):
         if attrs("low")[a] or attrs("high")[a]:
             raise _NotRows("a pad of the batch dim")
         return a
-    if family in ("conv2d", "pool"):
+    if family in ("conv2d", "pool", "conv3d", "pool3d"):
         if a != 0:
             raise _NotRows(f"strata.{kind} over a batch dim other than N")
         return 0

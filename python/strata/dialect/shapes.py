@@ -17,7 +17,7 @@ __all__ = [
     "unary", "compare", "select", "matmul", "reduce", "softmax", "layer_norm", "reshape",
     "transpose", "broadcast_to", "concat", "slice_", "gather",
     "arg_reduce", "argsort", "conv2d", "pool2d", "cast", "conv_transpose2d", "cumsum",
-    "reverse", "pad", "scatter",
+    "reverse", "pad", "scatter", "conv3d", "pool3d",
     "normalize_axis", "RULES",
 ]
 
@@ -495,6 +495,56 @@ def pool2d(op: str, inp: Shape, dtype: str, kernel, strides, padding, layout):
     return ((n, c, oh, ow) if layout == "NCHW" else (n, oh, ow, c)), dtype
 
 
+def _grouped_channels(op, c, f, fc, groups):
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ShapeError(f"{op}: groups must be a positive integer, got {groups}")
+    for what, size in (("input channels", c), ("output channels (filter)", f)):
+        if size is not None and size % groups:
+            raise ShapeError(f"{op}: {what} {size} are not divisible by groups={groups}")
+    if c is not None and fc is not None and c // groups != fc:
+        raise ShapeError(f"{op}: the filter must have {c} / {groups} = {c // groups} "
+                         f"channels, got {fc}")
+
+
+_DEPTH_HEIGHT_WIDTH = ("depth", "height", "width")
+
+
+def conv3d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dilations,
+           groups: int = 1):
+    """PyTorch ``conv3d`` in NCDHW: filter ``[F, C/groups, KD, KH, KW]``."""
+    op = "conv3d"
+    dtype = _same_dtype(op, dtypes)
+    _check_dtype(op, dtype, FLOAT_DTYPES)
+    if len(inp) != 5 or len(flt) != 5:
+        raise ShapeError(f"{op}: input and filter must have rank 5 (NCDHW), got "
+                         f"{fmt_shape(inp)} and {fmt_shape(flt)}")
+    strides = _pair(op, "strides", strides, 3)
+    padding = _pair(op, "padding", padding, 6)
+    dilations = _pair(op, "dilations", dilations, 3)
+    n, c = inp[:2]
+    f, fc = flt[:2]
+    _grouped_channels(op, c, f, fc, groups)
+    out = [_spatial_out(op, inp[2 + i], flt[2 + i], strides[i], dilations[i], padding[2 * i],
+                        padding[2 * i + 1], _DEPTH_HEIGHT_WIDTH[i]) for i in range(3)]
+    return (n, f, *out), dtype
+
+
+def pool3d(op: str, inp: Shape, dtype: str, kernel, strides, padding):
+    """``max_pool3d`` / ``avg_pool3d`` in NCDHW."""
+    _check_dtype(op, dtype, FLOAT_DTYPES if op == "avg_pool3d" else DTYPES)
+    if len(inp) != 5:
+        raise ShapeError(f"{op}: input must have rank 5 (NCDHW), got {fmt_shape(inp)}")
+    kernel = _pair(op, "kernel", kernel, 3)
+    strides = _pair(op, "strides", strides, 3)
+    padding = _pair(op, "padding", padding, 6)
+    if any(padding[2 * i + j] >= kernel[i] for i in range(3) for j in range(2)):
+        raise ShapeError(f"{op}: padding {list(padding)} must be smaller than the kernel "
+                         f"{list(kernel)}")
+    out = [_spatial_out(op, inp[2 + i], kernel[i], strides[i], 1, padding[2 * i],
+                        padding[2 * i + 1], _DEPTH_HEIGHT_WIDTH[i]) for i in range(3)]
+    return (inp[0], inp[1], *out), dtype
+
+
 def cast(shape: Shape, dtype: str, target_dtype: str):
     """Between f32, f16, bf16 and i32, or from i1 (a comparison's result: 1 or 0)."""
     _check_dtype("cast", dtype, DTYPES + ("i1",))
@@ -523,4 +573,5 @@ RULES = {
     "constant": "constant", "cast": "cast",
     "cumsum": "cumsum", "reverse": "reverse", "pad": "pad", "scatter": "scatter",
     "scatter_add": "scatter",
+    "conv3d": "conv3d", "max_pool3d": "pool3d", "avg_pool3d": "pool3d",
 }

@@ -123,6 +123,12 @@ def infer(name: str, ops: list[_Operand], attrs: OpAttrs, result_type: ir.Type |
         return S.slice_(ops[0].shape, ops[0].dtype, a("starts"), a("limits"), a("steps"))
     if family == "arg_reduce":
         return S.arg_reduce(name, ops[0].shape, ops[0].dtype, a("axis"), a("keepdims"))
+    if family == "conv3d":
+        return S.conv3d(ops[0].shape, ops[1].shape, [o.dtype for o in ops], a("strides"),
+                        a("padding"), a("dilations"), a("groups"))
+    if family == "pool3d":
+        return S.pool3d(name, ops[0].shape, ops[0].dtype, a("kernel"), a("strides"),
+                        a("padding"))
     if family == "argsort":
         return S.argsort(ops[0].shape, ops[0].dtype, a("axis"))
     if family == "gather":

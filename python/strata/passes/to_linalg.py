@@ -34,6 +34,7 @@ from .lowering import (
     booleans,
     contraction,
     conv,
+    conv3d,
     elementwise,
     index_ops,
     reduction,
@@ -88,6 +89,9 @@ _TABLE = {
     **{n: (lambda op, n=n: bitwise.lower_bitwise(op, n)) for n in _BITWISE},
     "bitwise_not": bitwise.lower_bitwise_not,
     "argsort": sort.lower_argsort,  # issue 37: lowering/sort.py
+    "conv3d": conv3d.lower_conv3d,  # issue 37: lowering/conv3d.py
+    "max_pool3d": lambda op: conv3d.lower_pool3d(op, "max_pool3d"),
+    "avg_pool3d": lambda op: conv3d.lower_pool3d(op, "avg_pool3d"),
 }
 
 

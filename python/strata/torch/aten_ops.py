@@ -26,6 +26,7 @@ from ..frontend import index_ops as I
 from ..frontend import ops as S
 from ..frontend.tensor import Tensor
 from .aten_bitwise import BITWISE_CONVERTERS
+from .aten_conv3d import CONV3D_CONVERTERS, conv3d_unsupported, convolution3d
 from .aten_sort import SORT_CONVERTERS
 from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsupported
 
@@ -577,6 +578,8 @@ def _gather(node, self, dim, index, sparse_grad=False):
 
 def _convolution(node, input, weight, bias, stride, padding, dilation, transposed,  # noqa: A002
                  output_padding, groups):
+    if weight.ndim == 5:  # 3-D (aten_conv3d.py; not transposed: see unsupported)
+        return convolution3d(input, weight, bias, stride, padding, dilation, groups)
     if weight.ndim == 3:  # 1-D (Whisper's audio stem): a 2-D convolution of height 1
         y = _convolution(node, S.reshape(input, [*input.shape[:2], 1, input.shape[2]]),
                          S.reshape(weight, [*weight.shape[:2], 1, weight.shape[2]]), bias,
@@ -752,6 +755,7 @@ CONVERTERS = {
     **_INDEX_CONVERTERS,
     **BITWISE_CONVERTERS,  # issue 37: aten_bitwise.py
     **SORT_CONVERTERS,  # issue 37: aten_sort.py
+    **CONV3D_CONVERTERS,  # issue 37: aten_conv3d.py
     "einsum": _einsum,
 }
 
@@ -873,8 +877,8 @@ def unsupported(node) -> str | None:
     args.update(node.kwargs)
     if name == "convolution":
         w = args["weight"].meta["val"]
-        if w.dim() not in (3, 4):
-            return f"aten.convolution: only 1-D and 2-D convolution (weight rank {w.dim()})"
+        if w.dim() not in (3, 4, 5):
+            return f"aten.convolution: only 1-D, 2-D and 3-D convolution (weight rank {w.dim()})"
     if name in ("max_pool2d_with_indices", "max_pool2d"):
         if any(d != 1 for d in args.get("dilation", (1,)) or (1,)) or args.get("ceil_mode"):
             return f"aten.{name}: dilation or ceil_mode"
@@ -889,7 +893,7 @@ def unsupported(node) -> str | None:
     if name in ("_adaptive_avg_pool2d", "adaptive_avg_pool2d"):
         if list(node.meta["val"].shape[2:]) != [1, 1]:
             return f"aten.{name}: output size other than 1x1"
-    why = _index_unsupported(name, args)
+    why = _index_unsupported(name, args) or conv3d_unsupported(name, node, args)
     if why:
         return why
     if name == "index":
