@@ -6,9 +6,11 @@ For each demo model (the MLP and the encoder block at demo size) a fresh Python
 process with an empty cache folder imports strata, makes the first call (trace,
 lower, compile: the cold compile) and a few warm calls; then a second fresh
 process with the cache the first one filled makes the first call again (the
-restart: a disk hit). Times are medians over ``--repeat`` runs. ``--profile``
-prints where the cold compile's time goes (cProfile, top functions by
-cumulative time).
+restart: a disk hit). Times are medians over ``--repeat`` runs. The cold
+compile runs with strata's compile profile on (``timing=True``: MLIR's pass timing
+and the phases of runtime/api.py) and a second table gives its phases and how much
+of the first call's wall time they account for. ``--profile`` prints where the cold
+compile's time goes in Python (cProfile, top functions by cumulative time).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ t_import = time.perf_counter() - t0
 name = sys.argv[1]
 fn = {"mlp": demo.mlp, "encoder": demo.encoder_block}[name]
 args = demo._inputs(np.random.default_rng(0), name)
-f = strata.jit(fn)
+f = strata.jit(fn, timing=True)
 profile = len(sys.argv) > 2
 if profile:
     import cProfile, pstats
@@ -46,8 +48,9 @@ t2 = time.perf_counter()
 for _ in range(20):
     f(*args)
 t_warm = (time.perf_counter() - t2) / 20
+phases = f.stats.profiles[0].phases if f.stats.profiles else []
 print(json.dumps({"import": t_import, "first": t_first, "warm": t_warm,
-                  "hits": f.stats.cache_hits}))
+                  "hits": f.stats.cache_hits, "phases": phases}))
 """
 
 
@@ -73,8 +76,15 @@ def measure(name: str, repeat: int) -> dict:
     def med(runs, key):
         return statistics.median(r[key] for r in runs)
 
+    phases = {}
+    for run in cold:
+        for phase, seconds in run["phases"]:
+            phases.setdefault(phase, []).append(seconds)
+    accounted = statistics.median(sum(s for _, s in r["phases"]) / r["first"] for r in cold)
     return {"model": name, "import_s": med(cold, "import"), "cold_compile_s": med(cold, "first"),
-            "restart_first_call_s": med(restart, "first"), "warm_call_s": med(cold, "warm")}
+            "restart_first_call_s": med(restart, "first"), "warm_call_s": med(cold, "warm"),
+            "phases": {k: statistics.median(v) for k, v in phases.items()},
+            "accounted": accounted}
 
 
 def main(argv=None) -> None:
@@ -89,10 +99,22 @@ def main(argv=None) -> None:
     print("| model | import | cold compile (first call) | restart (disk hit, first call) "
           "| warm call |")
     print("| --- | --- | --- | --- | --- |")
-    for name in ("mlp", "encoder"):
-        r = measure(name, args.repeat)
+    results = [measure(name, args.repeat) for name in ("mlp", "encoder")]
+    for r in results:
         print(f"| {r['model']} | {r['import_s'] * 1e3:.0f} ms | {r['cold_compile_s'] * 1e3:.0f} ms "
               f"| {r['restart_first_call_s'] * 1e3:.1f} ms | {r['warm_call_s'] * 1e6:.0f} us |")
+    print()
+    print("Where the cold compile's time goes (strata's compile profile, medians; the last row: "
+          "the profile's total over the first call's wall time):")
+    print()
+    print("| phase | " + " | ".join(r["model"] for r in results) + " |")
+    print("| --- | " + " | ".join("---" for _ in results) + " |")
+    names = list(dict.fromkeys(p for r in results for p in r["phases"]))
+    for phase in names:
+        cells = [f"{r['phases'][phase] * 1e3:.1f} ms" if phase in r["phases"] else "—"
+                 for r in results]
+        print(f"| {phase} | " + " | ".join(cells) + " |")
+    print("| accounted | " + " | ".join(f"{r['accounted']:.0%}" for r in results) + " |")
 
 
 if __name__ == "__main__":

@@ -302,8 +302,9 @@ def _report_of(manager: PassManager) -> str:
     with tempfile.TemporaryFile() as tmp:
         os.dup2(tmp.fileno(), 2)
         try:
-            manager.pm = None
-            gc.collect()
+            manager.pm = None  # its last reference, unless a cycle holds it (then collect)
+            if tmp.tell() == 0 and os.fstat(tmp.fileno()).st_size == 0:
+                gc.collect()
         finally:
             os.dup2(saved, 2)
             os.close(saved)

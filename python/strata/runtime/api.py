@@ -557,6 +557,7 @@ class Program(ProgramBase):
         self.dynamic = dynamic
         self.blas = _blas(blas)
         self.trace_digest = None  # a jit variant's: its disk-cache key names the trace
+        self.emit_later = False  # a jit variant: its JitFunction emits the profile
 
     def _get(self, fname, arg_specs):
         if self.dynamic:
@@ -598,7 +599,8 @@ class Program(ProgramBase):
         built = self._build_profiled(fname, arg_specs, fuse_options, profile)
         if profile is not None:
             self.stats.profiles.append(profile)
-            profile.emit()
+            if not self.emit_later:  # a jit variant's adds its trace phases first
+                profile.emit()
         return built
 
     def _build_profiled(self, fname, arg_specs, fuse_options, profile):
@@ -614,6 +616,7 @@ class Program(ProgramBase):
         from .engine import Engine, uses_thread_runtime
         from .specialize import ShapeFunction
 
+        started = time.perf_counter()
         module, result_specs = specialized(self.module, fname, arg_specs)
         dynamic = any(None in tuple(s) for s, _ in arg_specs)
         shapes = ShapeFunction(_clone(module), fname) if dynamic else None
@@ -652,6 +655,10 @@ class Program(ProgramBase):
                                   f"and STRATA_CACHE_MUST_HIT is set: {why}",
                                   location=location_text())
             logger("cache").info("miss for %s%s: %s", fname, _signature(arg_specs), why)
+        if profile is not None:
+            profile.phases.append(("specialize + cache lookup", time.perf_counter() - started))
+        with phase("import the passes (once per process)"):
+            from ..pipelines import levels, runner  # noqa: F401 - lower's, timed apart
         sizes = {}
         allocs = []
         workspace = []
@@ -661,8 +668,9 @@ class Program(ProgramBase):
             workspace.append(workspace_bytes(m, fname))
 
         # opt | llc start now: their start-ups overlap the passes (aot.start_tools)
-        tools = (aot.start_tools(self.opt_level, in_process=True, threads=self.threads)
-                 if use_cache else None)
+        with phase("start opt and llc (they run during the passes)"):
+            tools = (aot.start_tools(self.opt_level, in_process=True, threads=self.threads)
+                     if use_cache else None)
         try:
             with phase("lower (MLIR passes)"):
                 remarks = lower(module, "llvm", fusion=bool(self.fusion), layout=self.layout,
@@ -685,7 +693,8 @@ class Program(ProgramBase):
                     return compiled, remarks, sizes
         finally:
             if tools is not None:
-                tools.close()
+                with phase("stop unused tools"):
+                    tools.close()
         with phase("native code (LLVM JIT)"):
             engine = Engine(module, opt_level=self.opt_level)
         kernel = engine.kernel(fname, [tuple(s) for s, _ in arg_specs + result_specs] +
@@ -1061,8 +1070,11 @@ class JitFunction:
             self._signatures_seen.append(signature)
             self._count(program, start)
             return program
-        from ..frontend.module import replay, trace
+        looked_up = time.perf_counter() - start  # the recording, its key, the miss
+        imported = time.perf_counter()
+        from ..frontend.module import replay, trace  # the MLIR bindings, once per process
 
+        imported = time.perf_counter() - imported
         traced = time.perf_counter()
         # the recording's steps rebuild the trace as MLIR: the user's function runs once
         # per cold compile (a print in it prints once), not once for the digest and again
@@ -1070,9 +1082,12 @@ class JitFunction:
         if module is None:
             module = trace(self.fn, *args)
         traced = time.perf_counter() - traced
+        set_up = time.perf_counter()
         program = Program(module, fusion=self.fusion, opt_level=self.opt_level,
                           layout=self.layout, threads=self.threads, max_variants=1,
                           blas=self.blas, timing=self.timing)
+        program.emit_later = True
+        set_up = time.perf_counter() - set_up
         (record,) = module.records.values()
         program.trace_digest = record.digest()  # the cache key names the trace, not its IR
         program._signatures = {k: (v[0], _param_names(self.fn, len(args)))
@@ -1084,8 +1099,12 @@ class JitFunction:
         if all(isinstance(a, np.ndarray) and a.dtype.isnative for a in args):
             program.fast = next(iter(program._cache.values()))
         for profile in program.stats.profiles:
-            profile.phases.insert(0, ("trace", traced))
+            profile.phases[:0] = [("record trace + disk-cache lookup", looked_up),
+                                  ("import the MLIR bindings (once per process)", imported),
+                                  ("trace (replay as MLIR)", traced),
+                                  ("program set-up (MLIR context)", set_up)]
             self.stats.profiles.append(profile)
+            profile.emit()
         self._signatures_seen.append(signature)
         self._count(program, start)
         return program

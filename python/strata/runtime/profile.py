@@ -64,6 +64,11 @@ class CompileProfile:
         for name, seconds in self.phases:
             lines.append(f"  {name:<30}{_ms(seconds):>12}")
             if name.startswith("lower"):
+                in_passes = sum(s for rows in self.passes.values() for s, _, d in rows
+                                if d == 0)
+                if self.passes:
+                    lines.append(f"    {'(pipeline set-up, IR walks)':<28}"
+                                 f"{_ms(max(0.0, seconds - in_passes)):>12}")
                 for level, rows in self.passes.items():
                     level_total = sum(s for s, _, d in rows if d == 0)
                     lines.append(f"    {level:<28}{_ms(level_total):>12}")
