@@ -216,3 +216,41 @@ func.func @in_forall(%x: tensor<3x8x64xf32>, %y: tensor<4x4xf32>) -> (tensor<3x8
   } -> tensor<4x4xf32>
   return %r#0, %r#1, %n : tensor<3x8x64xf32>, tensor<3x8xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// The same tile step inside an scf.for nest (strata-attention's loop nest on one
+// thread) is vectorized too, at any thread count: LLVM would vectorize the loop at
+// 256 bits on AVX-512 hosts (its preferred width there), half the vector registers.
+// CHECK-LABEL: func.func @in_for
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (tensor<3x8x64xf32>)
+// CHECK-NOT: scf.forall
+// CHECK: vector.transfer_read %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}} {in_bounds = [true, true]} : tensor<1x32xf32>, vector<1x32xf32>
+// CHECK: math.exp %{{.+}} : vector<1x32xf32>
+// CHECK: tensor.insert_slice
+// OFF-LABEL: func.func @in_for
+// OFF-NOT: scf.forall
+// OFF: math.exp %{{.+}} : vector<1x{{16|32}}xf32>
+// OFF: return
+// NOVEC-LABEL: func.func @in_for
+// NOVEC-NOT: vector.transfer_read
+// NOVEC: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @in_for(%x: tensor<3x8x64xf32>) -> tensor<3x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %e = tensor.empty() : tensor<3x8x64xf32>
+  %r = scf.for %h = %c0 to %c3 step %c1 iter_args(%o = %e) -> (tensor<3x8x64xf32>) {
+    %xs = tensor.extract_slice %x[%h, 0, 0] [1, 8, 64] [1, 1, 1] : tensor<3x8x64xf32> to tensor<8x64xf32>
+    %te = tensor.empty() : tensor<8x64xf32>
+    %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%xs : tensor<8x64xf32>) outs(%te : tensor<8x64xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = math.exp %in : f32
+      linalg.yield %a : f32
+    } -> tensor<8x64xf32>
+    %ins = tensor.insert_slice %ex into %o[%h, 0, 0] [1, 8, 64] [1, 1, 1] : tensor<8x64xf32> into tensor<3x8x64xf32>
+    scf.yield %ins : tensor<3x8x64xf32>
+  }
+  return %r : tensor<3x8x64xf32>
+}
