@@ -76,6 +76,31 @@ def build(name):
     return model, inputs
 
 
+def compiler(system: str, record: list):
+    """torch.compile's backend for ``system``: aot_eager for "trace", inductor, or strata's
+    registered backend appending its split of each graph to ``record``."""
+    if system != "strata":
+        return "aot_eager" if system == "trace" else "inductor"
+    from strata.torch.backend import strata_backend
+
+    def backend(gm, example_inputs):  # the registered backend, recording its split
+        return strata_backend(gm, example_inputs, record=record)
+
+    return backend
+
+
+def eager_ops(record: list) -> tuple:
+    """``(ATen ops run eagerly, ATen ops in all)`` over strata's record of its graphs."""
+    subgraphs = [sub for g in record for sub in g.subgraphs]
+    eager = sum(len(sub.ops) for sub in subgraphs if sub.kind == "eager")
+    return eager, sum(len(sub.ops) for sub in subgraphs)
+
+
+def rel_err(got, want) -> float:
+    """Max abs difference over max(1, max |want|)."""
+    return ((got - want).abs().max() / max(1.0, want.abs().max().item())).item()
+
+
 def worker(name: str, system: str, budget: float) -> dict:
     """One (model, system) in this process: cold first call, warm per call, max error."""
     import torch
@@ -84,39 +109,37 @@ def worker(name: str, system: str, budget: float) -> dict:
 
     model, inputs = build(name)
     record: list = []
-    backend = "aot_eager" if system == "trace" else "inductor"
-    if system == "strata":
-        from strata.torch.backend import strata_backend
-
-        def backend(gm, example_inputs):  # the registered backend, recording its split
-            return strata_backend(gm, example_inputs, record=record)
-
     with torch.no_grad():
         want = model(*inputs)
-        fn = model if system == "eager" else torch.compile(model, backend=backend)
+        fn = model if system == "eager" else torch.compile(model,
+                                                           backend=compiler(system, record))
         start = time.perf_counter()
         got = fn(*inputs)
         cold = time.perf_counter() - start
         # the trace's warm time is aot_eager's (eager kernels behind guards): not reported
         warm = None if system == "trace" else per_call(fn, inputs, budget=budget)
-    err = ((got - want).abs().max() / max(1.0, want.abs().max().item())).item()
-    subgraphs = [sub for g in record for sub in g.subgraphs]
-    eager = sum(len(sub.ops) for sub in subgraphs if sub.kind == "eager")
-    total = sum(len(sub.ops) for sub in subgraphs)
-    return {"cold": cold, "warm": warm, "err": err, "eager_ops": eager, "ops": total}
+    eager, total = eager_ops(record)
+    return {"cold": cold, "warm": warm, "err": rel_err(got, want), "eager_ops": eager,
+            "ops": total}
 
 
-def _run(name, system, budget):
-    with tempfile.TemporaryDirectory(prefix="torch-bench-") as tmp:
+def run_fresh(script: str, args: list, timeout: float = 1800, prefix: str = "torch-bench-"):
+    """``script --worker *args`` in a fresh process with its own empty STRATA_CACHE_DIR and
+    TORCHINDUCTOR_CACHE_DIR: the JSON its last line prints, or ``{"error": its last line
+    of stderr}`` if it failed."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         env = dict(os.environ, STRATA_CACHE_DIR=os.path.join(tmp, "strata"),
                    TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"))
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, system,
-               "--budget", str(budget)]
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
+        cmd = [sys.executable, os.path.abspath(script), "--worker", *map(str, args)]
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     if p.returncode != 0:
         tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or [f"exit {p.returncode}"]
         return {"error": tail[0][:120]}
     return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _run(name, system, budget):
+    return run_fresh(__file__, [name, system, "--budget", budget])
 
 
 def _ms(s):
