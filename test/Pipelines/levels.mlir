@@ -49,12 +49,17 @@
 // LAYOUT: return %{{.+}} : tensor<4x16xf32>
 
 // bufferized: memrefs only, the result is an out-param that the matmul, its
-// epilogue and the softmax rows write in place: no temporary, no workspace.
+// epilogue and the softmax rows write in place: no temporary, no workspace. The
+// matmul's accumulators start from zero in registers (its zero fill is fused into the
+// register tile and folds away) and are written to the result once.
 // BUFFERIZED-LABEL: func.func @f
 // BUFFERIZED-SAME: (%[[X:.+]]: memref<4x8xf32>, %[[W:.+]]: memref<8x16xf32>, %[[B:.+]]: memref<16xf32>, %[[OUT:.+]]: memref<4x16xf32>) {
 // BUFFERIZED-NOT: memref.alloc
 // BUFFERIZED-NOT: memref.view
-// BUFFERIZED: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] : memref<4x16xf32>)
+// BUFFERIZED-NOT: linalg.fill
+// BUFFERIZED: %[[ACC:.+]] = scf.for %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (vector<4x16xf32>)
+// BUFFERIZED: vector.contract
+// BUFFERIZED: vector.transfer_write %[[ACC]], %[[OUT]][%{{.+}}, %{{.+}}] {in_bounds = [true, true]} : vector<4x16xf32>, memref<4x16xf32>
 // BUFFERIZED: outs(%[[OUT]] : memref<4x16xf32>)
 // BUFFERIZED: %[[ROW:.+]] = memref.subview %[[OUT]]
 // BUFFERIZED: vector.transfer_read %[[ROW]]

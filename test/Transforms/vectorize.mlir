@@ -137,3 +137,29 @@ func.func @matmul_dynamic(%a: tensor<?x64xf32>, %b: tensor<64x?xf32>, %c: tensor
   %0 = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x?xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// C is a zero fill only the matmul reads, K fits one cache tile (64 <= 128) and the
+// register tiles divide the op: each 8x16 register tile starts its accumulator from the
+// fill's value in registers (the fill fused into the tile folds away), so no pass writes
+// and rereads C before the product, and the outer fill is gone.
+// CHECK-LABEL: func.func @zero_init
+// CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<32x64xf32>, %[[B:[a-z0-9]+]]: tensor<64x48xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8x16xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<32x48xf32>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c32 step %c8 iter_args(%{{.+}} = %[[E]])
+// CHECK: %[[TILE:.+]] = tensor.extract_slice %{{.+}} [8, 16] [1, 1] : tensor<32x48xf32> to tensor<8x16xf32>
+// CHECK: %[[INIT:.+]] = vector.transfer_write %[[ZERO]], %[[TILE]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c64 step %c1 iter_args(%{{.+}} = %[[INIT]]) -> (tensor<8x16xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x1xf32>, vector<1x16xf32> into vector<8x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @zero_init(%a: tensor<32x64xf32>, %b: tensor<64x48xf32>) -> tensor<32x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x48xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x48xf32>) outs(%c : tensor<32x48xf32>) -> tensor<32x48xf32>
+  return %0 : tensor<32x48xf32>
+}

@@ -178,8 +178,14 @@ __all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_pla
 _FOR = "scf.for"
 
 
-def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
+def _strategy(tag, cache, reg, batch, parallel=False, peel=None, zero_init=False):
     """Tile-and-vectorize schedule for the one op carrying the attribute ``tag``.
+
+    ``zero_init``: C is a fill that only this op reads (marked by ``_mark_zero_init``),
+    the tiles divide the op and K fits one cache tile: each register tile's fill is
+    fused into its loop (``_fill_tiles``), so its accumulators start from the fill's
+    value in registers, and no pass writes and rereads C before the product (strata-
+    attention's 64 x 256 score tile: a 64 KiB memset less per key tile).
 
     ``parallel``: the M x N cache tiles (and batch) form an ``scf.forall`` whose
     iterations may run on different threads; the K loop stays sequential.
@@ -194,28 +200,17 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
 
     def body(root):
         op = match_tagged(root, tag)
-        if parallel:
+        if zero_init:
+            _fill_tiles(root, op, lead, cache, reg)
+        elif parallel:
             zero = [0] if batch else []
             forall = structured.TileUsingForallOp(op, tile_sizes=lead + [cache[0], cache[1]])
             cache_tiled = structured.TileUsingForOp(forall.tiled_op,
                                                     sizes=zero + [0, 0, cache[2]])
         else:
             cache_tiled = structured.TileUsingForOp(op, sizes=lead + list(cache))
-        tiled = structured.TileUsingForOp(cache_tiled.tiled_linalg_op, sizes=register)
-        if peel is None:
-            structured.VectorizeOp(tiled.tiled_linalg_op, register)
-        else:
-            m_loop, n_loop = loops - 3, loops - 2
-            for_type = transform.OperationType.get(_FOR)
-            for do_peel, n in ((peel[1], n_loop), (peel[0], m_loop)):
-                if do_peel:
-                    loop_handle = transform.CastOp(for_type, tiled.loops[n])
-                    loop.LoopPeelOp(any_op(), any_op(), loop_handle)
-            # the peeled tiles get static types once their constant sizes fold; every
-            # tile still carries the tag
-            apply_patterns(match_ops(root, ["func.func"]),
-                           transform.ApplyCanonicalizationPatternsOp)
-            structured.VectorizeOp(match_tagged(root, tag))
+        if not zero_init:
+            _register_tiles(root, tag, cache_tiled, register, loops, peel)
         func = match_ops(root, ["func.func"])
         apply_patterns(func,
                        vector.ApplyVectorReductionToContractPatternsOp,
@@ -226,6 +221,25 @@ def _strategy(tag, cache, reg, batch, parallel=False, peel=None):
         transform.ApplyCommonSubexpressionEliminationOp(func)
 
     return body
+
+
+def _register_tiles(root, tag, cache_tiled, register, loops, peel):
+    """``_strategy``'s register tiles of the cache tiles, vectorized (peeled first, see
+    ``_strategy``)."""
+    tiled = structured.TileUsingForOp(cache_tiled.tiled_linalg_op, sizes=register)
+    if peel is None:
+        structured.VectorizeOp(tiled.tiled_linalg_op, register)
+        return
+    m_loop, n_loop = loops - 3, loops - 2
+    for_type = transform.OperationType.get(_FOR)
+    for do_peel, n in ((peel[1], n_loop), (peel[0], m_loop)):
+        if do_peel:
+            loop_handle = transform.CastOp(for_type, tiled.loops[n])
+            loop.LoopPeelOp(any_op(), any_op(), loop_handle)
+    # the peeled tiles get static types once their constant sizes fold; every
+    # tile still carries the tag
+    apply_patterns(match_ops(root, ["func.func"]), transform.ApplyCanonicalizationPatternsOp)
+    structured.VectorizeOp(match_tagged(root, tag))
 
 
 def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
@@ -340,6 +354,25 @@ def _packed_strategy(tag, reg, cache, batch, parallel=False, copies=None,
 
 
 _ZERO_TILE = "strata.zero_tile"
+
+
+def _fill_tiles(root, op, lead, cache, reg):
+    """``_strategy``'s tiles of ``op`` with C's fill fused into them: cache tiles of M and
+    N (K whole), register tiles each with its own tile of the fill (through the loops'
+    iter_args), a K loop of outer products; the register tiles' fills are vectorized,
+    their zero vectors then start the accumulators."""
+    init = transform.GetProducerOfOperand(any_op(), op, 2)
+    transform.AnnotateOp(init, _ZERO_TILE)
+    zero = [0] * len(lead)
+    cache_tile = structured.FuseOp(op, tile_sizes=lead + [cache[0], cache[1], 0]).transformed
+    fused = structured.FuseOp(cache_tile, tile_sizes=lead + [reg[0], reg[1], 0])
+    micro = structured.TileUsingForOp(fused.transformed, sizes=zero + [0, 0, 1])
+    structured.VectorizeOp(micro.tiled_linalg_op, lead + [reg[0], reg[1], 1])
+    tile = ir.RankedTensorType.get(lead + list(reg), ir.F32Type.get())
+    structured.VectorizeOp(structured.MatchOp(
+        any_op(), root, ops=ir.ArrayAttr.get([ir.StringAttr.get("linalg.fill")]),
+        op_attrs=ir.DictAttr.get({_ZERO_TILE: ir.UnitAttr.get()}),
+        filter_result_type=tile).result)
 
 
 def _zero_accumulators(root, gen, reg, one, panels, interchange, parallel):
@@ -1008,7 +1041,15 @@ class VectorizePass(Pass):
                     _drop_overwritten_fill(module)
             else:
                 _, op_cache, op_reg, parallel, peel = plan
-                tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel))
+                zero_c = None
+                if not parallel and peel == (False, False) and mnk[2] <= op_cache[2] and \
+                        all(c % r == 0 for c, r in zip(op_cache, op_reg, strict=False)) and \
+                        _all_f32(op):
+                    zero_c = _mark_zero_init(op)
+                tags.apply(_strategy(tag, op_cache, op_reg, batch, parallel, peel,
+                                     zero_init=zero_c is not None))
+                if zero_c is not None:
+                    _drop_overwritten_fill(module)
         except ScriptError as e:
             self.fail_at(location, f"strata-vectorize: {e}")
 
