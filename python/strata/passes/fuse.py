@@ -60,7 +60,11 @@ Two kinds of fusion on linalg on tensors:
    choice; ``decisions=<key>=on`` forces BLAS for one candidate, ``off`` the
    generated kernel. A matmul inside a loop (a tile of strata-attention's
    kernel) is no candidate: it stays generated code (a call per tile, and
-   OpenBLAS's threads nested in an ``scf.forall``'s, cost more than it saves):
+   OpenBLAS's threads nested in an ``scf.forall``'s, cost more than it saves).
+   On several threads, a program with more than one contraction keeps them all
+   generated: OpenMP's workers (spinning after each parallel loop) and OpenBLAS's
+   (spinning after each call) would take the same cores from each other (a stock
+   GPT-2 layer pair, 1 x 128 tokens, 2 threads: 184 ms with BLAS calls, 68 ms without):
 
        %m = linalg.matmul ins(%x, %w : tensor<256x1024xf32>, tensor<1024x4096xf32>) outs(%z)
        %e = linalg.generic {parallel} ins(%m, %bias) { addf; maximumf }
@@ -375,13 +379,16 @@ class FusePass(Pass):
             tuned = parse_tuned(self.tuned)
         except ValueError as e:
             self.fail(module, f"strata-fuse: option 'tuned': {e}")
-        for op in _collect(module, ("linalg.matmul", "linalg.batch_matmul")):
+        contractions = [op for op in _collect(module, ("linalg.matmul", "linalg.batch_matmul"))
+                        if blas_sizes(op) is not None and not in_loop(op)]
+        # On several threads, a program of several contractions runs generated code
+        # between its BLAS calls, on OpenMP's workers: those spin after each parallel
+        # loop while OpenBLAS's own workers spin after each call, and the two pools take
+        # the same cores from each other (a stock GPT-2 layer pair, 1 x 128 tokens, 2
+        # threads: 184 ms with its matmuls as BLAS calls, 68 ms generated).
+        shared_cores = self.threads > 1 and len(contractions) > 1
+        for op in contractions:
             sizes = blas_sizes(op)
-            # a contraction inside a loop is a tile of a kernel (strata-attention's): a BLAS
-            # call there pays its per-call cost every iteration and, inside scf.forall,
-            # nests its own threads in the loop's
-            if sizes is None or in_loop(op):
-                continue
             batch, m, n, k = sizes
             signature = matmul_signature(op, op.name == "linalg.batch_matmul", (m, n, k))
             chosen = tuned.get(signature, {}).get("blas")
@@ -406,6 +413,11 @@ class FusePass(Pass):
                 key, forced = self._key(f"blas|{describe(op)}|{op.results[0].type}", overrides)
                 use = cost.blas_wins if forced is None else forced == "on"
                 why = "the cost model" if forced is None else "the measured decision"
+                if use and shared_cores and forced is None:
+                    use = False
+                    why = (f"{len(contractions)} contractions on {self.threads} threads: "
+                           "OpenBLAS's workers would take the cores from the generated "
+                           "code's")
             if use:
                 op.attributes[BLAS_MARK] = ir.UnitAttr.get(module.context)
             tag = f"[{key}] " if key else ""
