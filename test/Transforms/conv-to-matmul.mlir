@@ -189,3 +189,25 @@ func.func @vector_rows(%x: tensor<2x8x16x32xf32>, %w: tensor<16x8x3x3xf32>) -> t
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xp, %w : tensor<2x8x18x34xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<2x16x16x32xf32>) -> tensor<2x16x16x32xf32>
   return %c : tensor<2x16x16x32xf32>
 }
+
+// -----
+
+// Windows that tile the input (kernel = stride, no padding: a ViT patch embedding): the
+// im2col matrix is the input seen as patches and transposed, one linalg.transpose of an
+// expand_shape view, not the window-copy generic (which strata-fuse would copy per tile).
+// CHECK-LABEL: func.func @patches
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<1x3x32x48xf32>, %[[W:[a-z0-9]+]]: tensor<8x3x16x16xf32>)
+// CHECK-NOT: strata.im2col
+// CHECK: %[[V:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [1, 3, 2, 16, 3, 16] : tensor<1x3x32x48xf32> into tensor<1x3x2x16x3x16xf32>
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[V]] : tensor<1x3x2x16x3x16xf32>) outs(%{{.+}} : tensor<1x3x16x16x2x3xf32>) permutation = [0, 1, 3, 5, 2, 4]
+// CHECK: %[[COL:.+]] = tensor.collapse_shape %[[T]]
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<8x768xf32>, tensor<768x6xf32>)
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return
+func.func @patches(%x: tensor<1x3x32x48xf32>, %w: tensor<8x3x16x16xf32>) -> tensor<1x8x2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x2x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x2x3xf32>) -> tensor<1x8x2x3xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<16> : tensor<2xi64>} ins(%x, %w : tensor<1x3x32x48xf32>, tensor<8x3x16x16xf32>) outs(%f : tensor<1x8x2x3xf32>) -> tensor<1x8x2x3xf32>
+  return %c : tensor<1x8x2x3xf32>
+}

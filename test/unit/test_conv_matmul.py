@@ -29,6 +29,8 @@ CASES = [  # (x NCHW shape, filter FCHW shape, stride, padding, dilation)
     ((2, 4, 7, 7), (1, 4, 3, 3), 1, 1, 1),               # F = 1
     ((1, 16, 9, 7), (24, 16, 1, 1), 1, 0, 1),            # 1x1: a reshaped view
     ((2, 8, 9, 9), (5, 8, 1, 1), 2, 0, 1),               # 1x1 stride 2: a copy
+    ((1, 3, 32, 48), (7, 3, 16, 16), 16, 0, 1),          # patches (kernel = stride): a transpose
+    ((2, 5, 12, 8), (6, 5, 4, 2), (4, 2), 0, 1),         # rectangular patches, N > 1
 ]
 PATHS = [("never", 1), ("always", 2)]
 
