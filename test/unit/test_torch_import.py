@@ -70,18 +70,18 @@ def test_module_round_trips_through_strata_opt(tmp_path):
     assert os.path.exists(tmp_path / "cnn.so") and "main" in open(header).read()
 
 
-def _sorted_features():
+def _running_max_features():
     torch.manual_seed(0)
-    return torch_models.SortedFeatures().eval(), (torch.randn(4, 12),)
+    return torch_models.RunningMaxFeatures().eval(), (torch.randn(4, 12),)
 
 
 def test_unsupported_op_is_a_located_error():
-    model, inputs = _sorted_features()
+    model, inputs = _running_max_features()
     ep = torch.export.export(model, inputs)
     with pytest.raises(strata.StrataError) as e:
         strata.from_torch(ep)
-    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "torch.sort(" in s)
-    assert f"{MODELS_FILE}:{line}:1: error: aten.sort has no strata op" in str(e.value)
+    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "torch.cummax(" in s)
+    assert f"{MODELS_FILE}:{line}:1: error: aten.cummax has no strata op" in str(e.value)
 
 
 def test_from_torch_rejects_other_objects():
@@ -90,17 +90,17 @@ def test_from_torch_rejects_other_objects():
 
 
 def test_explain_lists_subgraphs_breaks_and_locations():
-    model, inputs = _sorted_features()
+    model, inputs = _running_max_features()
     report = st.explain(model, *inputs)
     kinds = [s.kind for s in report.subgraphs]
     assert kinds == ["strata", "eager", "strata"]
     (op, why, where), = report.eager_ops
-    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "torch.sort(" in s)
-    assert op == "aten.sort.default" and "no strata op" in why
+    line = next(i for i, s in enumerate(open(MODELS_FILE), 1) if "torch.cummax(" in s)
+    assert op == "aten.cummax.default" and "no strata op" in why
     assert where == f"{MODELS_FILE}:{line}"
     text = str(report)
     assert "3 subgraphs (2 in strata, 1 in eager PyTorch)" in text
-    assert f"split by aten.sort.default: aten.sort has no strata op  at {where}" in text
+    assert f"split by aten.cummax.default: aten.cummax has no strata op  at {where}" in text
     with torch.no_grad():  # the split graph still computes the model
         want = model(*inputs)
         got = torch.compile(model, backend="strata")(*inputs)

@@ -81,9 +81,9 @@ class GPTBlock(nn.Module):
         return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
 
-class SortedFeatures(nn.Module):
-    """A linear layer, its features sorted (aten.sort: no strata op), another layer: the
-    graph splits around the sort (not in MODELS; the explain and error tests use it)."""
+class RunningMaxFeatures(nn.Module):
+    """A linear layer, the running max of its features (aten.cummax: no strata op), another
+    layer: the graph splits around it (not in MODELS; the explain and error tests use it)."""
 
     def __init__(self, d=12):
         super().__init__()
@@ -91,7 +91,7 @@ class SortedFeatures(nn.Module):
         self.fc2 = nn.Linear(d, 3)
 
     def forward(self, x):
-        h = torch.sort(self.fc1(x), dim=-1).values
+        h = torch.cummax(self.fc1(x), dim=-1).values
         return self.fc2(h.relu())
 
 

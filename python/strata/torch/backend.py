@@ -77,7 +77,7 @@ class SubgraphRecord:
 class Fallback:
     """One op, at one source line, that runs in eager PyTorch, and why."""
 
-    op: str  # "aten.sort.default"
+    op: str  # "aten.cummax.default"
     where: str  # "file:line" ("<unknown>": the node has no location)
     why: str  # the reason, or the error of the subgraph strata failed to compile
     count: int = 1  # nodes of this op at this line
