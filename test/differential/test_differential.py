@@ -160,6 +160,42 @@ FLAG_CASES = [
               "{{dim[a-z]+}}}}\n  %t")),
     _flag("verify-diagnostics-missing", ["in.mlir", "--verify-diagnostics"],
           text=SIMPLE.replace("  return %1", "  // expected-error@+1 {{never}}\n  return %1")),
+    # --verify-diagnostics: MLIR's designator grammar and its reports, byte for byte.
+    _flag("verify-diagnostics-spaced-unmet", ["in.mlir", "--verify-diagnostics"],
+          text=SIMPLE.replace("  return %1", "  // expected-error @below {{never}}\n"
+                              "  // expected-warning @+1 {{nor this}}\n  return %1")),
+    _flag("verify-diagnostics-stacked-below", ["in.mlir", "--verify-diagnostics",
+                                               "--resolve-ranked-shaped-type-result-dims"],
+          text=ERROR_WITHOUT_FAILURE.replace(
+              "  %t", "  // expected-error @below {{invalid dimension}}\n"
+              "  // expected-remark @below {{not produced}}\n  %t")),
+    _flag("verify-diagnostics-not-designators", ["in.mlir", "--verify-diagnostics",
+                                                 "--resolve-ranked-shaped-type-result-dims"],
+          text=ERROR_WITHOUT_FAILURE.replace(
+              "  %t", "  // expected-error@3 {{an absolute line is not MLIR's}}\n  %t").replace(
+              "tensor<?xf32>\n  %c1", "tensor<?xf32> // expected-error {{invalid}} and more\n"
+              "  %c1")),
+    _flag("verify-diagnostics-near-miss", ["in.mlir", "--verify-diagnostics",
+                                           "--resolve-ranked-shaped-type-result-dims"],
+          text=ERROR_WITHOUT_FAILURE.replace(
+              "  %t", "  // expected-warning@+1 {{invalid dimension}}\n  %t")),
+    _flag("verify-diagnostics-one-designator-twice", ["in.mlir", "--verify-diagnostics",
+                                                      "--resolve-ranked-shaped-type-result-dims"],
+          text=ERROR_WITHOUT_FAILURE.replace(
+              "  %t", "  // expected-error@+2 {{invalid dimension}}\n"
+              "  // expected-error@+1 {{invalid dimension}}\n  %t")),
+    _flag("verify-diagnostics-bad-regex", ["in.mlir", "--verify-diagnostics"],
+          text=SIMPLE.replace("  return %1", "  // expected-error-re@+1 {{a{{[b-z}}c}}\n"
+                              "  return %1")),
+    _flag("verify-diagnostics-unexpected-note", ["in.mlir", "--verify-diagnostics"],
+          text="func.func @f() {\n  %x = arith.constant 1 : i32\n  %x = arith.constant 2 : i32"
+               " // expected-error {{redefinition}}\n  return\n}\n"),
+    _flag("verify-diagnostics-split-unmet", ["in.mlir", "--verify-diagnostics",
+                                             "--split-input-file"],
+          text=SIMPLE + "// -----\n// expected-remark @below {{never}}\n"
+          "func.func @h() {\n  return\n}\n// -----\n"
+          "func.func @k(%a: i32) -> f32 {\n  // expected-error @+1 {{wrong text}}\n"
+          "  return %a : i32\n}\n"),
     # Usage errors: mlir-opt's texts (the program's name and path aside) and exit codes.
     _flag("unknown-flag", ["in.mlir", "--canonicalise"], compare="stderr-lines"),
     _flag("unknown-flag-single-dash", ["in.mlir", "-cannonicalize"], compare="stderr-lines"),

@@ -29,7 +29,6 @@ import tempfile
 import threading
 import time
 
-from mlir import passmanager
 from mlir.passmanager import PassDisplayMode
 
 from .. import __version__
@@ -38,13 +37,17 @@ from ..diagnostics import captured_stderr
 from ..errors import Diagnostic, StrataError, format_location
 from ..parsing import parse_module
 from ..passes.base import option_help
-from ..passes.verify import strata_diagnostics
+from ..passes.check_level import LEVEL_NAMES
 from ..pipelines import registry
-from ..pipelines.levels import LEVEL_NAMES, LEVELS, level_pipeline
 from ..pipelines.pipeline import Pipeline
-from ..pipelines.runner import PassManager, parse_pipeline, scratch_context
-from . import opt_guard, upstream
-from .expected import check_diagnostics, parse_expectations
+from ..pipelines.runner import PassManager, parse_pipeline
+from . import mlir_adapter, opt_guard
+from .expected import Verifier
+
+# Start-up: an upstream-only command imports MLIR's bindings and strata's driver, not
+# strata's passes: the levels (every pass of --compile-to) are imported for --compile-to and
+# --help, the shape verifier for input that holds strata ops, and each strata pass when its
+# flag is looked up (strata.pipelines.registry).
 
 STACK_SIZE = 256 << 20  # the driver thread's stack; MLIR recurses about 3 KiB per nesting level
 PROGRAM = "strata-opt"
@@ -138,7 +141,7 @@ def _edit_distance(a: str, b: str) -> int:
 
 def _nearest(name: str, value: str, eq: str) -> str:
     """LLVM's "Did you mean": the known flag (or pass) nearest to ``name``."""
-    candidates = sorted(set(FLAGS) | set(registry.PASSES) | set(upstream.pass_names()))
+    candidates = sorted(set(FLAGS) | set(registry.PASSES) | set(mlir_adapter.pass_names()))
     best = min(candidates, key=lambda c: (_edit_distance(c, name), c))
     takes_value = best in registry.PASSES or best not in FLAGS or FLAGS[best][0] != "flag"
     dashes = "-" if len(best) == 1 else "--"  # as LLVM prints an option
@@ -151,20 +154,13 @@ def _unknown(arg: str, argv0: str) -> UsageError:
                       f"Did you mean '{_nearest(name, value, eq)}'?")
 
 
-def _is_pass(name: str, context) -> bool:
-    if registry.is_strata_pass(name):
-        return True
-    try:
-        passmanager.PassManager.parse(f"builtin.module({name})", context=context)
-    except ValueError as e:
-        return "does not refer to a registered pass" not in str(e)
-    return True
+def _is_pass(name: str) -> bool:
+    return registry.is_strata_pass(name) or mlir_adapter.is_pass(name)
 
 
 def parse_args(argv: list[str], argv0: str = PROGRAM) -> Options:
     """Options from the command line, as LLVM's option parser reads them."""
     o = Options()
-    context = scratch_context()
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -204,13 +200,13 @@ def parse_args(argv: list[str], argv0: str = PROGRAM) -> Options:
             else:  # list
                 items = [v for v in value.split(",")] if eq else [""]
                 for item in items:
-                    if not item or not _is_pass(item, context):
+                    if not item or not _is_pass(item):
                         raise UsageError(f"for the --{name} option: Cannot find option named "
                                          f"'{item}'!")
                 previous = o.values.get(name, "")
                 o.values[name] = ",".join(p for p in (previous, value) if p)
             continue
-        if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name) or not _is_pass(name, context):
+        if not re.fullmatch(r"[A-Za-z0-9_.\-]+", name) or not _is_pass(name):
             raise _unknown(arg, argv0)
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
@@ -246,7 +242,7 @@ def _option_lines(cls, width: int) -> list[str]:
 
 def pass_list() -> list[str]:
     """Every pass, upstream and strata's, as ``--list-passes`` prints them (sorted by flag)."""
-    _, entries = upstream.list_passes()
+    _, entries = mlir_adapter.list_passes()
     width = 52
     if entries:
         width = entries[0].lines[0].index(" -   ")
@@ -261,6 +257,8 @@ def pass_list() -> list[str]:
 
 
 def _levels_lines() -> list[str]:
+    from ..pipelines.levels import LEVELS
+
     return ["", "Levels for --compile-to (in order):"] + [
         f"  {lvl.name:<12} {lvl.summary}" for lvl in LEVELS]
 
@@ -293,7 +291,7 @@ def _write_help(out) -> None:
 def _write_dialects(out) -> None:
     context = new_context()
     names = set()
-    for name in upstream.dialects():
+    for name in mlir_adapter.dialects():
         try:
             context.get_dialect_descriptor(name)
             names.add(name)
@@ -376,94 +374,7 @@ class _Output:
 
 # --------------------------------------------------------------------------- MLIR's reports
 
-_DUMP = re.compile(r"^// -----// IR Dump (Before|After) (.*) \((\S+)\)( \(.*\))? //----- //$")
-_MARK = "\x00strata-diagnostic\x00"
-_BAR = "===" + "-" * 73 + "==="
-_TIMING_TITLE = "... Execution time report ..."
-_ROW = re.compile(r"^  (?:\s*([0-9.]+) \(\s*[0-9.]+%\)  )?\s*([0-9.]+) \(\s*[0-9.]+%\)  (.*)$")
-
-
-def _filter_dumps(text: str, before: set[str], after: set[str], o: Options) -> str:
-    """The IR dumps of ``--mlir-print-ir-before/after=<passes>`` (MLIR prints all of them)."""
-    out, keep = [], True
-    for line in text.splitlines(keepends=True):
-        if line.startswith(_MARK):
-            out.append(line[len(_MARK):])
-            continue
-        m = _DUMP.match(line.rstrip("\n"))
-        if m:
-            when, name, arg = m.group(1), m.group(2), m.group(3)
-            if when == "Before":
-                keep = o.flag("mlir-print-ir-before-all") or arg in before
-            elif name.endswith(" Failed"):
-                keep = o.flag("mlir-print-ir-after-failure") or arg in after or \
-                    o.flag("mlir-print-ir-after-all")
-            else:
-                keep = o.flag("mlir-print-ir-after-all") or arg in after
-        elif line.startswith(_BAR):
-            keep = True
-        if keep:
-            out.append(line)
-    return "".join(out)
-
-
-class _Timing:
-    """mlir-opt's execution-time report: Parser, the passes (MLIR's own timers), Output, Rest."""
-
-    def __init__(self):
-        self.start = time.perf_counter()
-        self.parser = 0.0
-        self.output = 0.0
-        self.rows: dict[str, list[float]] = {}  # indented name -> [user, wall]
-        self.user_column = False
-
-    def add_report(self, text: str) -> None:
-        if "----User Time----" in text:
-            self.user_column = True
-        for line in text.splitlines():
-            m = _ROW.match(line)
-            if not m or m.group(3) in ("Rest", "Total"):
-                continue
-            wall = float(m.group(2))
-            user = float(m.group(1)) if m.group(1) else wall
-            row = self.rows.setdefault(m.group(3), [0.0, 0.0])
-            row[0] += user
-            row[1] += wall
-
-    def report(self) -> str:
-        total = time.perf_counter() - self.start
-        top = [("Parser", self.parser, self.parser)]
-        top += [(name, user, wall) for name, (user, wall) in self.rows.items()]
-        top += [("Output", self.output, self.output)]
-        counted = sum(wall for name, _, wall in top if not name.startswith(" "))
-        counted_user = sum(user for name, user, _ in top if not name.startswith(" "))
-        rest = max(total - counted, 0.0)
-        total_user = counted_user + rest
-        rows = top + [("Rest", rest, rest), ("Total", total_user, total)]
-        lines = [_BAR, _TIMING_TITLE.center(79).rstrip(), _BAR,
-                 f"  Total Execution Time: {total:.4f} seconds", ""]
-        head = "  ----User Time----" if self.user_column else ""
-        lines.append(head + "  ----Wall Time----  ----Name----")
-        for name, user, wall in rows:
-            cell = ""
-            if self.user_column:
-                cell = f"  {user:8.4f} ({100 * user / (total_user or 1e-12):5.1f}%)"
-            cell += f"  {wall:8.4f} ({100 * wall / (total or 1e-12):5.1f}%)"
-            lines.append(f"{cell}  {name}")
-        return "\n".join(lines) + "\n"
-
-
-def _split_timing(text: str) -> tuple[str, str]:
-    """``(everything else, MLIR's timing report)`` of captured stderr."""
-    at = text.find(_BAR + "\n" + _TIMING_TITLE.center(79).rstrip())
-    if at < 0:
-        at = text.find(_TIMING_TITLE)
-        at = text.rfind(_BAR, 0, at) if at >= 0 else -1
-        if at >= 0:
-            at = text.rfind(_BAR, 0, at)
-    if at < 0:
-        return text, ""
-    return text[:at], text[at:]
+_MARK = "\x00strata-diagnostic\x00"  # strata's diagnostics among MLIR's dumps on stderr
 
 
 def _pretty_pipeline(text: str) -> str:
@@ -534,16 +445,13 @@ class _Source:
             previous = note.location
         return out
 
-    def render_line(self, line: str) -> str:
-        """A ``file:line:col: error: ...`` line of --verify-diagnostics, with its excerpt
-        (an expectation that was not met is underlined over its text's length, as MLIR does)."""
-        m = re.match(r"^(.*?:\d+:\d+): ", line)
-        excerpt = self.excerpt(m.group(1)) if m else ""
-        unmet = re.search(r'error: expected \w+ "(.*)" was not produced$', line)
-        if excerpt and unmet and len(unmet.group(1)) > 1:
-            excerpt = excerpt[:-1] + "~" * (len(unmet.group(1)) - 1) + "\n"
-        return line + "\n" + excerpt
-
+    def render_problem(self, p) -> str:
+        """A --verify-diagnostics problem (an expected.Problem), with its excerpt underlined
+        over ``p.width`` characters, as MLIR's SourceMgr prints a range."""
+        excerpt = self.excerpt(p.location)
+        if excerpt and p.width > 1:
+            excerpt = excerpt[:-1] + "~" * (p.width - 1) + "\n"
+        return f"{p.location}: error: {p.message}\n" + excerpt
 
 
 def _emitter(err, capturing: bool):
@@ -557,9 +465,11 @@ def _emitter(err, capturing: bool):
 
 
 def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source: _Source, err,
-                   timing: _Timing | None) -> tuple[str | None, bool]:
-    """Returns ``(output text or None, ok)``; writes diagnostics and MLIR's reports to ``err``."""
-    verify = o.flag("verify-diagnostics")
+                   timing: mlir_adapter.Timing | None,
+                   verifier: Verifier | None) -> tuple[str | None, bool]:
+    """Returns ``(output text or None, ok)``; writes diagnostics and MLIR's reports to ``err``.
+    With a ``verifier`` (--verify-diagnostics) diagnostics go to it instead, and its problems
+    are written."""
     produced = []
     before = {p for p in o["mlir-print-ir-before"].split(",") if p}
     after = {p for p in o["mlir-print-ir-after"].split(",") if p}
@@ -573,12 +483,19 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
 
     def report(diags):
         produced.extend(diags)
-        if not verify:
-            for d in diags:
+        for d in diags:
+            if verifier is None:
                 emit(source.render(d))
+            else:
+                if not op_notes_off:
+                    mlir_adapter.without_op_notes(d)
+                for problem in verifier.process(d):
+                    emit(source.render_problem(problem))
 
     context = new_context()
     context.allow_unregistered_dialects = o.flag("allow-unregistered-dialect")
+    # as mlir-opt: no "see current operation" notes when checking diagnostics
+    op_notes_off = verifier is not None and mlir_adapter.print_op_on_diagnostic(context, False)
     if o.flag("mlir-disable-threading"):
         context.enable_multithreading(False)
     limit = o["mlir-elide-elementsattrs-if-larger"]
@@ -596,7 +513,7 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
         if timing is not None:
             timing.parser += time.perf_counter() - start
         if module is not None:
-            strata = strata_diagnostics(module)
+            strata = _strata_diagnostics(module) if "strata" in chunk else []
             report(strata)
             failed = bool(strata)
         if module is not None and not failed:
@@ -630,10 +547,13 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
                 manager = None
             emit = _emitter(err, False)
             if cap is not None:
-                rest, timing_text = _split_timing(cap.text)
+                rest, timing_text = mlir_adapter.split_timing(cap.text)
                 if timing is not None:
                     timing.add_report(timing_text)
-                err.write(_filter_dumps(rest, before, after, o))
+                err.write(mlir_adapter.select_dumps(
+                    rest, before, after, before_all=o.flag("mlir-print-ir-before-all"),
+                    after_all=o.flag("mlir-print-ir-after-all"),
+                    after_failure=o.flag("mlir-print-ir-after-failure"), passthrough=_MARK))
             if failed and not any(d.severity == "error" for d in produced):
                 report([Diagnostic(format_location(module.location),
                                    "failure while executing pass pipeline (a pass failed "
@@ -644,12 +564,17 @@ def _process_chunk(o: Options, pipeline, chunk: str, line: int, col: int, source
             text = module.get_asm(**printed) + "\n"
             if timing is not None:
                 timing.output += time.perf_counter() - start
-    if verify:
-        problems = check_diagnostics(produced, parse_expectations(chunk, line), shown)
-        for p in problems:
-            err.write(source.render_line(p))
-        return text, not problems
+    if verifier is not None:
+        return text, True  # the verifier's verdict, once every chunk has run
     return text, not failed
+
+
+def _strata_diagnostics(module) -> list[Diagnostic]:
+    """The shape and dtype rules of the strata ops in ``module`` (only input that names
+    strata holds one)."""
+    from ..passes.verify import strata_diagnostics
+
+    return strata_diagnostics(module)
 
 
 def _build_pipeline(o: Options):
@@ -660,6 +585,8 @@ def _build_pipeline(o: Options):
     if o["compile-to"] is not None:
         if o["pass-pipeline"] is not None or o.pass_flags:
             raise UsageError("'--compile-to' can't be used with '--pass-pipeline' or pass flags")
+        from ..pipelines.levels import level_pipeline
+
         pipeline = level_pipeline(o["compile-to"])
     elif o["pass-pipeline"] is not None:
         pipeline = parse_pipeline(o["pass-pipeline"])
@@ -683,12 +610,7 @@ def _restricted_to(name: str) -> str | None:
     flag implicitly (``--promote-buffers-to-stack`` runs as ``func.func(...)``), each on its own."""
     if registry.is_strata_pass(name):
         return None
-    try:
-        passmanager.PassManager.parse(f"builtin.module({name})", context=scratch_context())
-    except ValueError as e:
-        m = re.search(r"restricted to '([^']+)' on a PassManager intended to run on", str(e))
-        return m.group(1) if m else None
-    return None
+    return mlir_adapter.restricted_to(name)
 
 
 class _PipelineMessage(Exception):
@@ -724,7 +646,7 @@ def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
     if o.flag("show-dialects"):
         _write_dialects(out)
         return 0
-    timing = _Timing() if o.flag("mlir-timing") else None
+    timing = mlir_adapter.Timing() if o.flag("mlir-timing") else None
 
     try:
         data, shown = _read_input(o.input)
@@ -773,11 +695,20 @@ def run(argv: list[str], err=None, out=None, argv0: str = PROGRAM) -> int:
     marker = None if split is None else (DEFAULT_MARKER if split is True else split)
     outputs, ok = [], True
     source = _Source(shown, text)
+    verifier = Verifier(text, shown) if o.flag("verify-diagnostics") else None
+    if verifier is not None:
+        for problem in verifier.initial:
+            err.write(source.render_problem(problem))
     for chunk, line, col in _split(text, marker):
         opt_guard.report("chunk", f"{shown}:{line}:{col}")
-        chunk_out, chunk_ok = _process_chunk(o, pipeline, chunk, line, col, source, err, timing)
+        chunk_out, chunk_ok = _process_chunk(o, pipeline, chunk, line, col, source, err, timing,
+                                             verifier)
         ok = ok and chunk_ok
         outputs.append(chunk_out or "")
+    if verifier is not None:
+        for problem in verifier.finish():
+            err.write(source.render_problem(problem))
+        ok = not verifier.failed
     joiner = (o["output-split-marker"] if o["output-split-marker"] is not None
               else DEFAULT_MARKER) + "\n"
     if opt_guard.probing:

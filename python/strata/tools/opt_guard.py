@@ -23,18 +23,18 @@ atomically), so a crash leaves no half-written file.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import sys
 import tempfile
 import traceback
+
+from .mlir_adapter import DUMP_HEADER
 
 IN_PROCESS = "STRATA_OPT_IN_PROCESS"
 # signals that mean the process crashed (not that someone stopped it): worth a second run
 CRASHES = {signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT}
 PROBE_FLAGS = ["--mlir-print-ir-before-all", "--mlir-disable-threading",
                "--mlir-elide-elementsattrs-if-larger=1"]
-_HEADER = re.compile(rb"^// -----// IR Dump Before .* \((\S+)\)( \(.*\))? //----- //$")
 
 _channel: int | None = None  # the pipe to the parent, in a child
 probing = False  # True in the child that only finds the crashing pass: write no output
@@ -151,9 +151,9 @@ def _last_pass(dumps: str | None) -> str | None:
     try:
         with open(dumps, "rb") as f:
             for line in f:
-                m = _HEADER.match(line.rstrip(b"\n"))
-                if m:
-                    name = m.group(1).decode("utf-8", errors="replace")
+                m = DUMP_HEADER.match(line.decode("utf-8", errors="replace").rstrip("\n"))
+                if m and m.group(1) == "Before":
+                    name = m.group(3)
     finally:
         os.unlink(dumps)
     return name
