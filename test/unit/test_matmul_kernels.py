@@ -371,7 +371,7 @@ def test_forced_lanes(monkeypatch):
 
 def test_unknown_feature_set_is_a_clear_error(monkeypatch):
     monkeypatch.setenv(host.ENV, "avx9000")
-    with pytest.raises(StrataError, match="not a feature set"):
+    with pytest.raises(StrataError, match="STRATA_CPU_FEATURES='avx9000': expected one of native"):
         host.f32_lanes()
 
 
@@ -499,3 +499,23 @@ def test_linear_layer_transposed_weight(features, threads, mnk):
     x, w, bias = _rand(rng, (m, k), "f32"), _rand(rng, (n, k), "f32"), _rand(rng, (n,), "f32")
     f = strata.jit(lambda x, w, b: strata.relu(x @ w.T + b), threads=threads, blas="never")
     _check(f(x, w, bias), x, w.T, "f32", bias=bias, relu=True)
+
+
+# B packed one cache tile (256 deep x 256 wide) at a time inside the product's loops
+# (strata-vectorize's stream-b): K more than one tile and N whole tiles, with rows in
+# partial panels (100, 300), B as it is and transposed (x @ w.T), with the epilogue in
+# C's unpack; 768 columns are 3 N tiles, which 2 threads cannot share evenly (packed
+# whole there), 512 are 2 (one N tile per thread)
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mnk", [(100, 512, 512), (72, 768, 768), (300, 256, 1024)], ids=str)
+def test_matmul_f32_streamed_b(features, threads, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m + 5 * n + 3 * k)
+    a, b, w = _rand(rng, (m, k), "f32"), _rand(rng, (k, n), "f32"), _rand(rng, (n, k), "f32")
+    bias = _rand(rng, (n,), "f32")
+    plain = strata.jit(lambda x, y: x @ y, threads=threads, blas="never")
+    _check(plain(a, b), a, b, "f32")
+    linear = strata.jit(lambda x, w, b: strata.relu(x @ w.T + b), threads=threads,
+                        blas="never")
+    _check(linear(a, w, bias), a, w.T, "f32", bias=bias, relu=True)

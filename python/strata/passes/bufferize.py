@@ -8,6 +8,10 @@ A named pipeline of upstream passes:
         function-boundary-type-conversion=identity-layout-map}
     canonicalize, cse                     folds loop iter_args so results hoist below
     buffer-results-to-out-params{hoist-static-allocs modify-public-functions}
+    buffer-loop-hoisting                  a buffer allocated in a loop (a tile's scratch
+                                          space, strata-vectorize's tiles of B) is
+                                          allocated once, before the loop nest (not out
+                                          of an scf.forall: each thread keeps its own)
     buffer-deallocation-pipeline          every alloc freed on every path
     canonicalize, cse
 
@@ -44,4 +48,5 @@ class BufferizePass(PassPipeline):
               "function-boundary-type-conversion=identity-layout-map}, "
               "canonicalize, cse, "
               "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}, "
+              "func.func(buffer-loop-hoisting), "
               "buffer-deallocation-pipeline, canonicalize, cse")
