@@ -6,8 +6,8 @@
     python tools/import_graph.py --mermaid  # the mermaid chart of docs/architecture.md
 
 A node is a subpackage (dialect, dialects, frontend, passes, codegen, pipelines,
-runtime, tools) or a top-level module (errors, context, diagnostics, parsing,
-testing, demo, and the package's own ``__init__``). Every import counts, at
+runtime, tools) or a top-level module (errors, settings, context, diagnostics,
+parsing, testing, demo, and the package's own ``__init__``). Every import counts, at
 module level or inside a function alike. ``LAYERS`` lists the nodes from the
 bottom up: an import may only point to its own layer or one below, and the
 graph between nodes must have no cycle. test/unit/test_import_graph.py runs
@@ -29,7 +29,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # modules by string (loaded on first use, so that `import strata` stays fast); it imports
 # nothing of strata itself, so it sits at the bottom.
 LAYERS = [
-    ["__init__", "errors"],
+    ["__init__", "errors", "settings"],
     ["dialect", "diagnostics"],
     ["dialects"],
     ["context"],

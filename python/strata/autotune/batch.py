@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import settings
+
 __all__ = ["compile_many", "BatchResult"]
 
 
@@ -80,27 +82,20 @@ def build_entries(fn, args, options: dict, tuned: str) -> dict:
     from ..runtime.tuning_record import forced
 
     root = tempfile.mkdtemp(prefix="strata-batch-")
-    saved = {k: os.environ.get(k) for k in ("STRATA_CACHE_DIR", "STRATA_REMOTE_CACHE")}
-    os.environ["STRATA_CACHE_DIR"] = root
-    os.environ.pop("STRATA_REMOTE_CACHE", None)  # the driver publishes what it accepts
-    try:
-        start = time.perf_counter()
-        with forced(tuned):
-            f = JitFunction(fn, **options)
-            f._compile(args, f.signature_of(args))
-        seconds = time.perf_counter() - start
-        entries = {}
-        for key in sorted(os.listdir(root)):
-            folder = os.path.join(root, key)
-            if os.path.isdir(folder) and not key.startswith("."):
-                entries[key] = pack(folder, cache.FILES + (cache.MANIFEST,))
-        return {"entries": entries, "seconds": seconds}
+    try:  # the driver publishes what it accepts: not this process
+        with settings.overridden({"STRATA_CACHE_DIR": root, "STRATA_REMOTE_CACHE": None}):
+            start = time.perf_counter()
+            with forced(tuned):
+                f = JitFunction(fn, **options)
+                f._compile(args, f.signature_of(args))
+            seconds = time.perf_counter() - start
+            entries = {}
+            for key in sorted(os.listdir(root)):
+                folder = os.path.join(root, key)
+                if os.path.isdir(folder) and not key.startswith("."):
+                    entries[key] = pack(folder, cache.FILES + (cache.MANIFEST,))
+            return {"entries": entries, "seconds": seconds}
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
         shutil.rmtree(root, ignore_errors=True)
 
 

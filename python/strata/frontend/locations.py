@@ -7,6 +7,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from .. import settings
+
 if TYPE_CHECKING:  # the bindings are imported where they are used
     from mlir import ir
 
@@ -111,7 +113,7 @@ def user_traceback(tb):
     raised to the user: the user's lines stay (the call, the traced function's line), the
     8-10 frames of tracing and compiling between them go. The innermost frame stays
     where every frame is internal. ``STRATA_TRACEBACK=full`` keeps them all."""
-    if tb is None or os.environ.get("STRATA_TRACEBACK", "") == "full":
+    if tb is None or settings.get("STRATA_TRACEBACK") == "full":
         return tb
     import types
 

@@ -28,6 +28,7 @@ import tempfile
 
 from mlir import ir, passmanager
 
+from .. import settings
 from ..diagnostics import capture_diagnostics, captured_stderr
 from ..errors import Diagnostic, format_location
 from ..passes.base import OptionError, OptionSyntaxError, Pass, PassFailure
@@ -266,7 +267,7 @@ class PassManager:
 
 
 def _save_reproducer(text: str) -> str:
-    directory = os.environ.get("STRATA_REPRO_DIR") or tempfile.gettempdir()
+    directory = settings.get("STRATA_REPRO_DIR")
     os.makedirs(directory, exist_ok=True)
     fd, path = tempfile.mkstemp(prefix="strata-repro-", suffix=".mlir", dir=directory)
     with os.fdopen(fd, "w") as f:

@@ -38,6 +38,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from .. import settings
 from ..errors import StrataError
 from .engine import Kernel, capped_opt_level, keep_for_good, load_runtime_libraries, runtime_library
 
@@ -221,7 +222,7 @@ def _target(cpu: str) -> tuple[str, list, bool]:
 def _engine_road(in_process: bool, cpu: str, forced: bool) -> bool:
     """Whether the object is made with the ExecutionEngine (see build_shared_library)."""
     return (in_process and cpu == "native" and not forced and
-            os.environ.get("STRATA_AOT", "") == "engine")
+            settings.get("STRATA_AOT") == "engine")
 
 
 class StartedTools:

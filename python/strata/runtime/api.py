@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import settings
 from ..dialect.types import dtype_of_numpy, numpy_dtype
 from ..errors import StrataError
 from ..frontend.locations import location_text, user_traceback
@@ -102,17 +103,7 @@ def _clone(module: ir.Module) -> ir.Module:
 
 def default_threads() -> int:
     """Threads compiled CPU code may use: ``STRATA_THREADS``, else this process's CPUs."""
-    text = os.environ.get("STRATA_THREADS", "")
-    if text.strip():
-        n = int(text) if text.strip().lstrip("-").isdigit() else 0
-        if n < 1:
-            raise StrataError(f"STRATA_THREADS must be a positive integer, got '{text}'",
-                              location="<environment>")
-        return n
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+    return settings.get("STRATA_THREADS")
 
 
 def _blas(blas: str) -> str:
@@ -136,7 +127,7 @@ def dump_folder(module: ir.Module) -> str | None:
     ``$STRATA_DUMP_DIR/<functions>/<n>`` (a new ``n`` per compile), or None. A compile
     to LLVM also writes its final code there (``<k>-machine-code/``: module.ll,
     module.opt.ll, module.s)."""
-    root = os.environ.get("STRATA_DUMP_DIR")
+    root = settings.get("STRATA_DUMP_DIR")
     if not root:
         return None
     from mlir import ir
@@ -650,7 +641,7 @@ class Program(ProgramBase):
                     logger("cache").info("hit %s for %s%s", key, fname, _signature(arg_specs))
                     return compiled, meta["remarks"], meta["ir_sizes"]
             why = explain_miss(parts)
-            if os.environ.get("STRATA_CACHE_MUST_HIT", "") not in ("", "0"):
+            if settings.get("STRATA_CACHE_MUST_HIT"):
                 raise StrataError(f"{fname}{_signature(arg_specs)}: not in the compilation cache "
                                   f"and STRATA_CACHE_MUST_HIT is set: {why}",
                                   location=location_text())
@@ -1221,20 +1212,11 @@ def _dynamic_marks(fn, dynamic) -> dict:
     return dynamic_marks(fn, dynamic)
 
 
-DEFAULT_MAX_RECOMPILES = 8
-
-
 def _max_recompiles(value) -> int:
     if value is None:
-        text = os.environ.get("STRATA_MAX_RECOMPILES", "").strip()
-        if not text:
-            return DEFAULT_MAX_RECOMPILES
-        value = int(text) if text.isdigit() else text
-        where = "STRATA_MAX_RECOMPILES"
-    else:
-        where = "max_recompiles"
+        return settings.get("STRATA_MAX_RECOMPILES")
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise StrataError(f"{where} must be a positive integer, got {value!r}",
+        raise StrataError(f"max_recompiles must be a positive integer, got {value!r}",
                           location=location_text())
     return value
 

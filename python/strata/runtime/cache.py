@@ -28,6 +28,7 @@ import json
 import os
 import warnings
 
+from .. import settings
 from . import json_file
 
 __all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "store", "discard",
@@ -36,20 +37,15 @@ __all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "
 FORMAT = 2
 FILES = ("lib.so", "meta.json")
 MANIFEST = "manifest.json"
-_IGNORED_KNOBS = {"STRATA_CACHE_DIR", "STRATA_CACHE", "STRATA_DEBUG", "STRATA_REPRO_DIR",
-                  "STRATA_CACHE_MUST_HIT", "STRATA_CACHE_MAX_BYTES", "STRATA_LOG",
-                  "STRATA_MAX_VARIANTS", "STRATA_OUTPUT_POOL_BYTES", "STRATA_REMOTE_CACHE",
-                  "STRATA_REMOTE_CACHE_TIMEOUT", "STRATA_REMOTE_CACHE_LEASE", "STRATA_TUNING",
-                  "STRATA_TUNING_RECORD"}
+_IGNORED_KNOBS = settings.not_in_cache_key()
 
 
 def enabled() -> bool:
-    return os.environ.get("STRATA_CACHE", "1") not in ("0", "off", "false", "no")
+    return settings.get("STRATA_CACHE")
 
 
 def cache_dir() -> str:
-    return os.environ.get("STRATA_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "strata")
+    return settings.get("STRATA_CACHE_DIR")
 
 
 def memo_dir() -> str:
@@ -181,8 +177,7 @@ def key_parts(ir_text: str | None, function: str, options: dict, signature=None,
 
     ``trace`` instead of ``ir_text``: the digest of a jit function's recorded trace
     (frontend/record.py), which names its strata IR without building it."""
-    knobs = {k: v for k, v in os.environ.items()
-             if k.startswith("STRATA_") and k not in _IGNORED_KNOBS}
+    knobs = {k: v for k, v in settings.environment().items() if k not in _IGNORED_KNOBS}
     program = {"trace": trace} if trace is not None else {
         "ir": hashlib.sha256(ir_text.encode()).hexdigest()[:16]}
     return {"format": FORMAT, "function": function, "signature": signature, **program,
@@ -273,7 +268,7 @@ def _read_object(folder: str, name: str) -> dict:
 
 def _remote():
     """runtime/remote_cache.py when ``STRATA_REMOTE_CACHE`` is set, else None (not imported)."""
-    if not os.environ.get("STRATA_REMOTE_CACHE", "").strip():
+    if settings.raw("STRATA_REMOTE_CACHE") is None:
         return None
     from . import remote_cache
 
@@ -347,20 +342,9 @@ def store(key: str, build, meta: dict) -> str | None:
         raise
 
 
-DEFAULT_MAX_BYTES = 2 << 30
-
-
 def max_bytes() -> int:
     """The cache's size cap: ``STRATA_CACHE_MAX_BYTES`` (0: no cap), else 2 GiB."""
-    text = os.environ.get("STRATA_CACHE_MAX_BYTES", "").strip()
-    if not text:
-        return DEFAULT_MAX_BYTES
-    if not text.isdigit():
-        from ..errors import StrataError
-
-        raise StrataError(f"STRATA_CACHE_MAX_BYTES must be a number of bytes, got '{text}'",
-                          location="<environment>")
-    return int(text)
+    return settings.get("STRATA_CACHE_MAX_BYTES")
 
 
 def entry_size(folder: str) -> int:

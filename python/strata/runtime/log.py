@@ -13,8 +13,10 @@ configures the ``strata`` logger itself.
 from __future__ import annotations
 
 import logging
-import os
 import sys
+
+from .. import settings
+from ..errors import StrataError
 
 __all__ = ["logger", "TOPICS"]
 
@@ -33,13 +35,13 @@ def _configure() -> None:
     if _configured:
         return
     _configured = True
-    wanted = {t.strip() for t in os.environ.get("STRATA_LOG", "").split(",") if t.strip()}
+    try:
+        wanted = set(settings.get("STRATA_LOG"))
+    except StrataError as e:  # a bad topic is said, not raised: logging never stops a program
+        sys.stderr.write(f"strata: {e.message}\n")
+        wanted = {t.strip() for t in settings.raw("STRATA_LOG").split(",")}
     if "all" in wanted:
         wanted = set(TOPICS)
-    unknown = wanted - set(TOPICS)
-    if unknown:
-        sys.stderr.write(f"strata: STRATA_LOG: unknown topic(s) {', '.join(sorted(unknown))} "
-                         f"(topics: {', '.join(TOPICS)}, all)\n")
     for topic in wanted & set(TOPICS):
         log = logging.getLogger(f"strata.{topic}")
         handler = logging.StreamHandler(sys.stderr)

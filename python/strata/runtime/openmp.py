@@ -33,6 +33,7 @@ import sysconfig
 import warnings
 from functools import cache
 
+from .. import settings
 from ..errors import StrataError
 
 __all__ = ["THREAD_RUNTIMES", "openmp_library", "wheel_library", "system_library",
@@ -54,7 +55,7 @@ _HOW_TO_GET = (f"pip install '{OPENMP_WHEEL}' (a strata dependency on x86_64 and
 def openmp_library() -> str | None:
     """The path of LLVM's OpenMP runtime library, or None where none is found (the
     order is in the module's docstring)."""
-    named = os.environ.get("STRATA_OPENMP_LIBRARY", "")
+    named = settings.get("STRATA_OPENMP_LIBRARY")
     if named:
         return named if os.path.isfile(named) else None
     return wheel_library() or system_library()
@@ -91,10 +92,7 @@ def system_library() -> str | None:
 
 def thread_runtime() -> str:
     """``omp`` or ``async``: what runs this process's compiled parallel loops (see above)."""
-    asked = os.environ.get("STRATA_THREAD_RUNTIME", "")
-    if asked and asked not in THREAD_RUNTIMES:
-        raise StrataError(f"STRATA_THREAD_RUNTIME={asked!r}: expected one of "
-                          f"{', '.join(THREAD_RUNTIMES)}", location="<environment>")
+    asked = settings.get("STRATA_THREAD_RUNTIME")
     if asked == "omp" and openmp_library() is None:
         raise StrataError("STRATA_THREAD_RUNTIME=omp, but LLVM's OpenMP runtime (libomp) was "
                           f"not found: {_HOW_TO_GET}", location="<environment>")
@@ -106,7 +104,7 @@ def thread_runtime() -> str:
 def fell_back() -> bool:
     """Whether this process runs parallel loops on MLIR's async runtime for want of
     libomp (rather than because ``STRATA_THREAD_RUNTIME`` asked for it)."""
-    return not os.environ.get("STRATA_THREAD_RUNTIME", "") and openmp_library() is None
+    return settings.raw("STRATA_THREAD_RUNTIME") is None and openmp_library() is None
 
 
 def note_fallback() -> None:

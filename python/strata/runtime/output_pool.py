@@ -44,26 +44,15 @@ __all__ = ["OutputPool", "process_pool", "MIN_BYTES", "ALIGNMENT", "PLACEMENT", 
 MIN_BYTES = 1 << 17  # smaller results: np.empty (glibc's heap reuses them, no fresh pages)
 ALIGNMENT = 64     # what a result's address promises (the compiled code's vector stores)
 PLACEMENT = 4096   # where a pooled buffer starts: a page (see above)
-DEFAULT_CAP = 1 << 30
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def pool_cap(text: str | None = None) -> int:
     """The pool's cap on idle bytes: ``STRATA_OUTPUT_POOL_BYTES`` (``0``: no pool)."""
-    from ..errors import StrataError
+    from .. import settings
 
     if text is None:
-        text = os.environ.get("STRATA_OUTPUT_POOL_BYTES", "")
-    text = text.strip().upper().removesuffix("IB").removesuffix("B")
-    if not text:
-        return DEFAULT_CAP
-    unit = text[-1] if text[-1] in _UNITS else ""
-    number = text[:-1] if unit else text
-    if not number.isdigit():
-        raise StrataError("STRATA_OUTPUT_POOL_BYTES must be a number of bytes (K, M, G "
-                          f"suffixes allowed; 0 turns the pool off), got '{text}'",
-                          location="<environment>")
-    return int(number) * _UNITS[unit]
+        return settings.get("STRATA_OUTPUT_POOL_BYTES")
+    return settings.SETTINGS.parse("STRATA_OUTPUT_POOL_BYTES", text)
 
 
 def page_buffer(nbytes: int) -> tuple:

@@ -21,18 +21,19 @@ recording its key is made from) and ``load``.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from .. import settings
 
 __all__ = ["CompileProfile", "timing_enabled"]
 
 
 def timing_enabled(option: bool) -> bool:
     """``option``, or the ``STRATA_TIMING`` environment variable set to anything but 0."""
-    return bool(option) or os.environ.get("STRATA_TIMING", "") not in ("", "0")
+    return bool(option) or settings.get("STRATA_TIMING")
 
 
 @dataclass

@@ -9,18 +9,19 @@ stderr is not a terminal (``STRATA_PROGRESS=1`` shows it anyway, ``0`` never).
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
+
+from .. import settings
 
 __all__ = ["Progress"]
 
 
 def _wanted() -> bool:
-    forced = os.environ.get("STRATA_PROGRESS", "")
-    if forced in ("0", "1"):
-        return forced == "1"
+    forced = settings.get("STRATA_PROGRESS")
+    if forced is not None:
+        return forced
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
@@ -34,7 +35,7 @@ class Progress:
         self.what = what
         self.stage = "starting"
         self.enabled = _wanted()
-        self.after = float(os.environ.get("STRATA_PROGRESS_AFTER", "1") or 1)
+        self.after = settings.get("STRATA_PROGRESS_AFTER")
         self._start = time.perf_counter()
         self._done = threading.Event()
         self._shown = False

@@ -39,6 +39,7 @@ import tempfile
 import time
 import warnings
 
+from .. import settings
 from . import json_file
 
 __all__ = ["ENV", "StrataRemoteCacheWarning", "enabled", "fetch", "publish", "pack", "unpack",
@@ -69,14 +70,11 @@ def reset() -> None:
 
 
 def enabled() -> bool:
-    return bool(os.environ.get(ENV, "").strip()) and not _down
+    return settings.raw(ENV) is not None and not _down
 
 
 def _timeout() -> float:
-    try:
-        return max(0.01, float(os.environ.get("STRATA_REMOTE_CACHE_TIMEOUT", "0.5")))
-    except ValueError:
-        return 0.5
+    return settings.get("STRATA_REMOTE_CACHE_TIMEOUT")
 
 
 def _warn(kind: str, text: str) -> None:
@@ -89,7 +87,7 @@ def _go_local(why: str) -> None:
     """Redis failed: warn once and stop asking it in this process."""
     global _down, _client
     _down, _client = True, None
-    _warn("down", f"the shared compile cache {os.environ.get(ENV)} is not usable ({why}); "
+    _warn("down", f"the shared compile cache {settings.raw(ENV)} is not usable ({why}); "
           "using the local cache only")
 
 
@@ -107,7 +105,7 @@ def _redis():
         return None
     t = _timeout()
     try:
-        _client = redis.Redis.from_url(os.environ[ENV].strip(), socket_timeout=t,
+        _client = redis.Redis.from_url(settings.raw(ENV), socket_timeout=t,
                                        socket_connect_timeout=t, retry=Retry(NoBackoff(), 0),
                                        health_check_interval=0)
     except ValueError as e:  # a malformed URL
@@ -232,10 +230,7 @@ def fetch(key: str, root: str) -> bool:
 
 
 def _lease_seconds() -> float:
-    try:
-        return max(1.0, float(os.environ.get("STRATA_REMOTE_CACHE_LEASE", "120")))
-    except ValueError:
-        return 120.0
+    return settings.get("STRATA_REMOTE_CACHE_LEASE")
 
 
 def acquire_lease(key: str) -> bool:

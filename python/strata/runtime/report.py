@@ -23,13 +23,13 @@ variant already serves (a bucket's) is ``no compile``. bench/ uses the same func
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import settings
 from .measure import per_call
 
 __all__ = ["measure_costs", "CostReport"]
@@ -114,32 +114,25 @@ def measure_costs(make, args, names) -> CostReport:
         report.rows.append((cost, measured[0], what))
         report.builds[cost] = measured[1]
 
-    saved = os.environ.get("STRATA_CACHE_DIR")
-    with tempfile.TemporaryDirectory(prefix="strata-report-") as cache:
-        os.environ["STRATA_CACHE_DIR"] = cache
-        try:
-            cold = make()
-            row("cold compile", _one_call(cold, args),
-                "trace, every level, native code (empty cache)")
-            row("restart (disk hit)", _one_call(make(), args),
-                "first call of a fresh function object, entry on disk")
-            row("warm call", _warm(cold, args), "best-of-5 mean per call")
-            grown = _grown(args, names)
-            if grown is not None:
-                _new_shape_rows(cold, grown, row)
-            if getattr(cold, "_buckets", None) is not None:
-                costs = cold.bucket_costs()
-                if costs["padded_calls"]:
-                    report.rows.append((
-                        "bucket pad + slice", costs["pad_slice_seconds"] / costs["padded_calls"],
-                        f"per padded call ({costs['padded_rows']} rows padded for "
-                        f"{costs['rows']} asked, {costs['padded_calls']} of "
-                        f"{costs['calls']} calls)"))
-        finally:
-            if saved is None:
-                os.environ.pop("STRATA_CACHE_DIR", None)
-            else:
-                os.environ["STRATA_CACHE_DIR"] = saved
+    with (tempfile.TemporaryDirectory(prefix="strata-report-") as cache,
+          settings.overridden({"STRATA_CACHE_DIR": cache})):
+        cold = make()
+        row("cold compile", _one_call(cold, args),
+            "trace, every level, native code (empty cache)")
+        row("restart (disk hit)", _one_call(make(), args),
+            "first call of a fresh function object, entry on disk")
+        row("warm call", _warm(cold, args), "best-of-5 mean per call")
+        grown = _grown(args, names)
+        if grown is not None:
+            _new_shape_rows(cold, grown, row)
+        if getattr(cold, "_buckets", None) is not None:
+            costs = cold.bucket_costs()
+            if costs["padded_calls"]:
+                report.rows.append((
+                    "bucket pad + slice", costs["pad_slice_seconds"] / costs["padded_calls"],
+                    f"per padded call ({costs['padded_rows']} rows padded for "
+                    f"{costs['rows']} asked, {costs['padded_calls']} of "
+                    f"{costs['calls']} calls)"))
     return report
 
 

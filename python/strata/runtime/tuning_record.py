@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 
+from .. import settings
 from . import json_file
 
 __all__ = ["record_path", "enabled", "target_key", "entries", "entry_problem", "matching",
@@ -52,13 +53,11 @@ class forced:  # noqa: N801 - used as a context manager, like a function
 
 
 def record_path() -> str:
-    from .cache import cache_dir
-
-    return os.environ.get("STRATA_TUNING_RECORD") or os.path.join(cache_dir(), "tuning.json")
+    return settings.get("STRATA_TUNING_RECORD")
 
 
 def enabled() -> bool:
-    return os.environ.get("STRATA_TUNING", "1") not in ("0", "off", "false", "no")
+    return settings.get("STRATA_TUNING")
 
 
 def target_key() -> dict:

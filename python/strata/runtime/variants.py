@@ -12,31 +12,25 @@ function are serialized: several threads making the same first call compile once
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
+from .. import settings
 from ..errors import StrataError
 from ..frontend.locations import location_text
 from .log import logger
 
-__all__ = ["Variants", "default_max_variants", "DEFAULT_MAX_VARIANTS"]
-
-DEFAULT_MAX_VARIANTS = 32
+__all__ = ["Variants", "default_max_variants"]
 
 
 def default_max_variants() -> int:
-    text = os.environ.get("STRATA_MAX_VARIANTS", "").strip()
-    if not text:
-        return DEFAULT_MAX_VARIANTS
-    return check_max_variants(int(text) if text.isdigit() else text, "STRATA_MAX_VARIANTS")
+    return settings.get("STRATA_MAX_VARIANTS")
 
 
-def check_max_variants(value, what: str = "max_variants") -> int:
+def check_max_variants(value) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise StrataError(f"{what} must be a positive integer, got {value!r}",
-                          location="<environment>" if what.startswith("STRATA")
-                          else location_text())
+        raise StrataError(f"max_variants must be a positive integer, got {value!r}",
+                          location=location_text())
     return value
 
 

@@ -41,11 +41,11 @@ import this package, and without Ray ``deployment`` raises a StrataError saying 
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
 
+from .. import settings
 from ..errors import StrataError
 from ..frontend.locations import location_text
 from .requests import RequestSpec
@@ -94,7 +94,7 @@ def deployment(fn, example, *, constants=(), batch_dim: int = 0, max_batch_size:
     result_axes = row_axes(fn, examples, constants, batch_dim)
     actor = dict(ray_actor_options or {"num_cpus": 1})
     jit_options.setdefault("threads", max(1, int(actor.get("num_cpus") or 1)))
-    env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+    env = {k: settings.raw(k) for k in _PASSED_ENV if settings.raw(k) is not None}
     if env:
         runtime_env = dict(actor.get("runtime_env") or {})
         runtime_env["env_vars"] = {**env, **runtime_env.get("env_vars", {})}

@@ -19,7 +19,7 @@ This module does not import torch.
 
 from __future__ import annotations
 
-import os
+from .. import settings
 
 __all__ = ["strict", "is_strict"]
 
@@ -30,5 +30,4 @@ def is_strict() -> bool:
     """Whether a fallback to eager PyTorch is an error: ``strict``, else the environment."""
     if strict is not None:
         return bool(strict)
-    return os.environ.get("STRATA_TORCH_STRICT", "").strip().lower() in ("1", "true", "yes",
-                                                                         "on")
+    return settings.get("STRATA_TORCH_STRICT")

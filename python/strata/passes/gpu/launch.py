@@ -34,7 +34,6 @@ the problem (tile sizes are divisors of M, N, K).
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 
@@ -43,6 +42,7 @@ from mlir.dialects import arith, gpu, memref, scf
 from mlir.dialects.transform import gpu as gpu_transform
 from mlir.dialects.transform import structured
 
+from ... import settings
 from ...codegen.transform import ScriptError, Tags, any_op, build_schedule, match_ops, match_tagged
 from ..base import Pass, drop_attributes
 from .common import (
@@ -159,7 +159,7 @@ class _Launcher:
     def apply(self, body, what):
         try:
             schedule = build_schedule(body, self.module.context)
-            if os.environ.get("STRATA_GPU_DEBUG"):
+            if settings.get("STRATA_GPU_DEBUG"):
                 sys.stderr.write(f"// strata-gpu-launch: {what}\n{schedule}\n")
                 sys.stderr.flush()
             self.tags.apply(schedule)
