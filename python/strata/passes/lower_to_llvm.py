@@ -58,7 +58,7 @@ from .flatten_forall import FlattenForallPass
 from .nontemporal_stores import NontemporalStoresPass
 from .prefetch_rows import PrefetchRowsPass
 from .strided_copies import StridedCopiesPass
-from .vectorize import LowerVectorsPass
+from .lower_vectors import LowerVectorsPass
 
 __all__ = ["LowerToLLVMPass", "THREAD_RUNTIMES"]
 

@@ -152,7 +152,7 @@ block's two, as fast):
       vector.contract %w[%f, %c, %kh, %kw] : vector<8x2>, %xp[0, %c, %oh + %kh, %ow + %kw] : vector<2x32>
 
 The contractions are lowered to FMAs later by strata-lower-vectors (after
-bufferization). Other linalg ops are left to LLVM's loop vectorizer.
+bufferization; passes/lower_vectors.py). Other linalg ops are left to LLVM's loop vectorizer.
 """
 
 from __future__ import annotations
@@ -171,7 +171,6 @@ from ..codegen.transform import (
     Tags,
     any_op,
     apply_patterns,
-    apply_schedule,
     match_ops,
     match_tagged,
 )
@@ -185,7 +184,7 @@ from .tuning import knobs_of, matmul_signature, parse_tuned
 from .unique_results import clone_fill
 from .weight_stationary import IN_PLACE, swap_transposed_weights, transpose_strategy
 
-__all__ = ["VectorizePass", "LowerVectorsPass", "matmul_signatures", "matmul_plans"]
+__all__ = ["VectorizePass", "matmul_signatures", "matmul_plans"]
 
 _FOR = "scf.for"
 
@@ -834,31 +833,6 @@ def _mnk(op, batch):
     return (a[-2], b[-1], a[-1])
 
 
-def _lower(root):
-    """The schedule of strata-lower-vectors.
-
-    Transfers of more than one dim (the packed kernel's accumulator, read from a
-    rank-4 panel) are unrolled into 1-D ones here: convert-vector-to-scf would give
-    each a stack buffer inside the loop nest, which overflows the stack."""
-    apply_patterns(match_ops(root, ["func.func"]), vector.ApplyRankReducingSubviewPatternsOp,
-                   lambda: vector.ApplyTransferToScfPatternsOp(max_transfer_rank=1,
-                                                               full_unroll=True))
-    apply_patterns(
-        match_ops(root, ["func.func"]),
-        lambda: vector.ApplyLowerContractionPatternsOp(
-            lowering_strategy=vector.VectorContractLowering.OuterProduct),
-        vector.ApplyTransferPermutationPatternsOp,
-        # a row reduction's partials (vector<1x16> -> vector<1>) become one vector.reduction
-        # (a log2(16)-step shuffle tree), not 16 extracts combined serially (InnerParallel)
-        lambda: vector.ApplyLowerMultiReductionPatternsOp(
-            lowering_strategy=vector.VectorMultiReductionLowering.InnerReduction),
-        vector.ApplyLowerOuterProductPatternsOp,
-        vector.ApplyLowerMasksPatternsOp,
-        lambda: vector.ApplyLowerTransferPatternsOp(max_transfer_rank=1),
-        vector.ApplyLowerShapeCastPatternsOp,
-        vector.ApplyLowerBroadcastPatternsOp)
-
-
 def _static_ops(module, name):
     """Matmuls of static shape whose element types vectorize well.
 
@@ -1245,16 +1219,3 @@ def _generalize_last_dim_reduces(module, tags, width):
 
     if found:
         tags.apply(body)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class LowerVectorsPass(Pass):
-    """Lower vector contractions, masks and transfers to FMAs and 1-D vector ops."""
-
-    name = "strata-lower-vectors"
-
-    def run(self, module: ir.Operation) -> None:
-        try:
-            apply_schedule(module, _lower)
-        except ScriptError as e:
-            self.fail(module, f"strata-lower-vectors: {e}")

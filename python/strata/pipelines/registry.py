@@ -37,7 +37,7 @@ _WHERE = {
     "strata-expand-math": "passes.expand_math:ExpandMathPass",
     "strata-vectorize": "passes.vectorize:VectorizePass",
     "strata-parallelize": "passes.parallelize:ParallelizePass",
-    "strata-lower-vectors": "passes.vectorize:LowerVectorsPass",
+    "strata-lower-vectors": "passes.lower_vectors:LowerVectorsPass",
     "strata-bufferize": "passes.bufferize:BufferizePass",
     "strata-unique-results": "passes.unique_results:UniqueResultsPass",
     "strata-fill-borders": "passes.fill_borders:FillBordersPass",
