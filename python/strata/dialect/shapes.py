@@ -408,17 +408,22 @@ def _conv_common(op, inp, flt, dtypes, allowed, strides, padding, dilations, lay
             _pair(op, "dilations", dilations, 2))
 
 
+def _in_nchw(layout, inp: Shape, flt: Shape) -> tuple[Shape, Shape]:
+    """The input as ``(n, c, h, w)`` and the filter as ``(outer, inner, kh, kw)`` whatever
+    the layout: an NHWC filter is ``[KH, KW, inner, outer]``."""
+    if layout == "NCHW":
+        return tuple(inp), tuple(flt)
+    n, h, w, c = inp
+    kh, kw, inner, outer = flt
+    return (n, c, h, w), (outer, inner, kh, kw)
+
+
 def conv2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, padding, dilations, layout,
            groups: int = 1):
     op = "conv2d"
     dtype, strides, padding, dilations = _conv_common(op, inp, flt, dtypes, DTYPES, strides,
                                                       padding, dilations, layout, groups)
-    if layout == "NCHW":
-        n, c, h, w = inp
-        f, fc, kh, kw = flt
-    else:
-        n, h, w, c = inp
-        kh, kw, fc, f = flt
+    (n, c, h, w), (f, fc, kh, kw) = _in_nchw(layout, inp, flt)
     if groups == 1:
         if not _dims_equal(c, fc):
             raise ShapeError(f"conv2d: input has {c} channels but the filter expects {fc}")
@@ -448,12 +453,7 @@ def conv_transpose2d(inp: Shape, flt: Shape, dtypes: Sequence[str], strides, pad
             raise ShapeError(f"{op}: output_padding {list(output_padding)} must be smaller "
                              f"than the stride {list(strides)} or the dilation "
                              f"{list(dilations)}")
-    if layout == "NCHW":
-        n, c, h, w = inp
-        fc, fg, kh, kw = flt
-    else:
-        n, h, w, c = inp
-        kh, kw, fg, fc = flt
+    (n, c, h, w), (fc, fg, kh, kw) = _in_nchw(layout, inp, flt)
     if not _dims_equal(c, fc):
         raise ShapeError(f"{op}: input has {c} channels but the filter expects {fc}")
     if c is not None and c % groups:

@@ -12,9 +12,10 @@ with its matmul is drawn as a cluster titled with the ops it absorbed and the
 cost model's reason. Layout conversions (``linalg.transpose`` that
 strata-layout inserted or kept) are drawn in orange.
 
-``to_dot(graph)`` writes Graphviz text; ``render(text, fmt)`` runs Graphviz's
-``dot`` through the ``graphviz`` package (a clear StrataError naming what to
-install when ``dot`` is missing).
+``to_digraph(graph)`` builds it as a ``graphviz.Digraph`` (which quotes every name
+and label), ``to_dot(graph)`` is its Graphviz text; ``render(text, fmt)`` runs
+Graphviz's ``dot`` through the ``graphviz`` package (a clear StrataError naming
+what to install when ``dot`` is missing).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from mlir import ir
 
 from ..errors import StrataError
 
-__all__ = ["Graph", "Node", "function_graph", "to_dot", "render"]
+__all__ = ["Graph", "Node", "function_graph", "to_digraph", "to_dot", "render"]
 
 PLUMBING = {"tensor.empty", "arith.constant", "strata.constant", "memref.alloc",
             "memref.dealloc", "bufferization.to_tensor", "bufferization.to_buffer"}
@@ -311,42 +312,46 @@ def _is_shaped(t) -> bool:
 
 
 STYLE = {
-    "op": 'shape=box, style="rounded,filled", fillcolor="#e8f0fe"',
-    "blas": 'shape=box, style="rounded,filled", fillcolor="#e6f4ea"',
-    "conversion": 'shape=box, style="rounded,filled,bold", fillcolor="#fbbc04", color="#e37400"',
-    "input": 'shape=ellipse, style=filled, fillcolor="#f1f3f4"',
-    "output": 'shape=ellipse, style=filled, fillcolor="#f1f3f4"',
+    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#e8f0fe"},
+    "blas": {"shape": "box", "style": "rounded,filled", "fillcolor": "#e6f4ea"},
+    "conversion": {"shape": "box", "style": "rounded,filled,bold", "fillcolor": "#fbbc04",
+                   "color": "#e37400"},
+    "input": {"shape": "ellipse", "style": "filled", "fillcolor": "#f1f3f4"},
+    "output": {"shape": "ellipse", "style": "filled", "fillcolor": "#f1f3f4"},
 }
 
 
-def _q(text: str) -> str:
-    return '"' + text.replace('"', '\\"') + '"'
+def to_digraph(g: Graph):
+    """The graph as a ``graphviz.Digraph`` (which quotes names and labels)."""
+    import graphviz
 
+    dot = graphviz.Digraph(g.name)
+    dot.attr(label=f"@{g.name} at the {g.level} level", labelloc="t", fontsize="16")
+    dot.attr("node", fontname="Helvetica", fontsize="10")
+    dot.attr("edge", fontname="Helvetica", fontsize="9")
 
-def to_dot(g: Graph) -> str:
-    lines = [f"digraph {_q(g.name)} {{",
-             f'  label={_q(f"@{g.name} at the {g.level} level")}; labelloc=t; fontsize=16;',
-             '  node [fontname="Helvetica", fontsize=10]; edge [fontname="Helvetica", '
-             'fontsize=9];']
-
-    def node_line(n: Node) -> str:
+    def add_node(into, n: Node) -> None:
         label = n.label + (f"\\n{_short_loc(n.location)}" if n.location else "")
         tooltip = html.escape(n.location or n.label.replace("\\n", " "))
-        return f"  {n.id} [label={_q(label)}, tooltip={_q(tooltip)}, {STYLE[n.kind]}];"
+        into.node(n.id, label, tooltip=tooltip, **STYLE[n.kind])
 
     for n in g.nodes:
         if n.cluster is None:
-            lines.append(node_line(n))
+            add_node(dot, n)
     for cid, title in g.clusters.items():
-        lines.append(f"  subgraph {cid} {{")
-        lines.append(f'    label={_q(title)}; style="rounded,dashed"; color="#1a73e8"; '
-                     'fontsize=9;')
-        lines += ["  " + node_line(n) for n in g.nodes if n.cluster == cid]
-        lines.append("  }")
+        with dot.subgraph(name=cid) as sub:
+            sub.attr(label=title, style="rounded,dashed", color="#1a73e8", fontsize="9")
+            for n in g.nodes:
+                if n.cluster == cid:
+                    add_node(sub, n)
     for src, dst, label in g.edges:
-        lines.append(f"  {src} -> {dst} [label={_q(label)}];")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        dot.edge(src, dst, label=label)
+    return dot
+
+
+def to_dot(g: Graph) -> str:
+    """The graph as Graphviz text."""
+    return to_digraph(g).source
 
 
 def render(dot_text: str, fmt: str = "svg") -> bytes:

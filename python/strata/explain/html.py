@@ -14,13 +14,13 @@ The page holds, for the function traced on the given arguments:
   new shape: runtime/report.py), unless ``costs=False``.
 
 It is one self-contained file (no script, no external resource), written whole
-or not at all.
+or not at all, from the jinja2 template explain/templates/report.html (autoescaped:
+every text from the program is escaped, only dot's SVG goes in as it is).
 """
 
 from __future__ import annotations
 
 import datetime
-import html
 import os
 import platform
 
@@ -35,31 +35,17 @@ __all__ = ["html_report", "LEVELS"]
 
 LEVELS = ("strata", "linalg", "fused", "layout")
 
-STYLE = """
-body { font-family: Helvetica, Arial, sans-serif; margin: 2em; color: #202124; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
-th, td { border: 1px solid #dadce0; padding: 0.25em 0.6em; text-align: left; }
-th { background: #f1f3f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.picture { border: 1px solid #dadce0; margin: 0.5em 0; overflow: auto; max-height: 70em; }
-.meta { color: #5f6368; }
-"""
+_TEMPLATE = "report.html"  # in explain/templates/, a package data file
 
 
-def _esc(text) -> str:
-    return html.escape(str(text))
+def _page(**values) -> str:
+    """The report page: explain/templates/report.html rendered with ``values``
+    (autoescaped; only the pictures, dot's own SVG, go in as they are)."""
+    import jinja2
 
-
-def _table(headers, rows, numeric=()) -> str:
-    out = ["<table>", "<tr>" + "".join(f"<th>{_esc(h)}</th>" for h in headers) + "</tr>"]
-    for row in rows:
-        cells = []
-        for i, cell in enumerate(row):
-            cls = ' class="num"' if i in numeric else ""
-            cells.append(f"<td{cls}>{_esc(cell)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return "\n".join(out)
+    env = jinja2.Environment(loader=jinja2.PackageLoader("strata.explain", "templates"),
+                             autoescape=True, keep_trailing_newline=True)
+    return env.get_template(_TEMPLATE).render(**values)
 
 
 def _svg_body(svg: str) -> str:
@@ -97,37 +83,22 @@ def html_report(fn, *args, path: str, costs: bool = True, blas: str = "auto",
         work = _clone(module.mlir)
         remarks = lower(work, "llvm", fuse_options="report=true", blas=_blas(blas),
                         timing=timing)
-    sections = []
     signature = ", ".join(f"{tuple(a.shape)} {np.asarray(a).dtype}" for a in args)
-    sections.append(f"<h1>{_esc(title or f'@{fname}')}</h1>")
-    sections.append(f'<p class="meta">strata {_esc(__version__)} · {_esc(platform.machine())} · '
-                    f"{_esc(datetime.datetime.now().isoformat(timespec='seconds'))} · "
-                    f"arguments: {_esc(signature)}</p>")
-    sections.append('<h2 id="pictures">The function at each level</h2>')
-    for level, svg in pictures:
-        sections.append(f'<h3>{_esc(level)}</h3><div class="picture" id="picture-{level}">'
-                        f"{svg}</div>")
-    sections.append('<h2 id="decisions">Fusion and layout decisions</h2>')
-    rows = _decisions(remarks)
-    sections.append(_table(["pass", "where", "decision"], rows) if rows else
-                    "<p>No decision was reported.</p>")
-    sections.append('<h2 id="timing">Where the compile time went (MLIR pass timing)</h2>')
     timing_rows = [(level, "  " * depth + name, f"{seconds * 1e3:.2f}")
                    for level, items in timing.items() for seconds, name, depth in items]
     total = sum(seconds for items in timing.values() for seconds, _, depth in items
                 if depth == 0)
-    sections.append(f"<p>Total over the passes: {total * 1e3:.1f} ms.</p>")
-    sections.append(_table(["level", "pass", "ms"], timing_rows, numeric=(2,)))
+    cost_rows = None
     if costs:
         from ..runtime.api import jit
 
         report = jit(target, blas=blas).report(*args)
-        sections.append('<h2 id="costs">Runtime costs</h2>')
-        sections.append(_table(["cost", "time", "what was measured"],
-                               [(c, _ms(s), w) for c, s, w in report.rows], numeric=(1,)))
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{_esc(title or fname)} · strata report</title><style>{STYLE}</style>"
-            "</head><body>\n" + "\n".join(sections) + "\n</body></html>\n")
+        cost_rows = [(c, _ms(s), w) for c, s, w in report.rows]
+    page = _page(title=title or fname, heading=title or f"@{fname}", version=__version__,
+                 machine=platform.machine(),
+                 when=datetime.datetime.now().isoformat(timespec="seconds"),
+                 signature=signature, pictures=pictures, decisions=_decisions(remarks),
+                 timing=timing_rows, total_ms=total * 1e3, costs=cost_rows)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w") as f:
         f.write(page)

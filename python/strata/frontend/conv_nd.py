@@ -26,10 +26,15 @@ def _sizes(v, n):
 
 def _padding(v, n):
     """One ``(before, after)`` pair per spatial dim, flattened."""
-    if isinstance(v, (int, np.integer)):
-        return [int(v)] * (2 * n)
-    v = [int(x) for x in v]
+    v = _sizes(v, 2 * n)
     return [p for x in v for p in (x, x)] if len(v) == n else v
+
+
+def _window(kernel, stride, padding, n):
+    """(kernel, strides, padding) of a pool over ``n`` spatial dims; the stride defaults
+    to the kernel."""
+    kernel = _sizes(kernel, n)
+    return kernel, kernel if stride is None else _sizes(stride, n), _padding(padding, n)
 
 
 @O._user_errors
@@ -45,10 +50,8 @@ def conv3d(x, filter, stride=1, padding=0, dilation=1, groups: int = 1):  # noqa
 
 def _pool3d(name, x, kernel, stride, padding):
     scope, (x,) = O._as_tensors(x)
-    kernel = _sizes(kernel, 3)
-    strides = kernel if stride is None else _sizes(stride, 3)
-    return O._emit(scope, strata.op_class(f"strata.{name}"), x, kernel, strides,
-                   _padding(padding, 3))
+    return O._emit(scope, strata.op_class(f"strata.{name}"), x, *_window(kernel, stride,
+                                                                          padding, 3))
 
 
 @O._user_errors
@@ -68,9 +71,7 @@ def _pool1d(name, x, kernel, stride, padding):
     scope, (x,) = O._as_tensors(x)
     if x.ndim != 3:
         raise S.ShapeError(f"{name}: input must have rank 3 (NCL), got {S.fmt_shape(x.shape)}")
-    (k,) = _sizes(kernel, 1)
-    (s,) = [k] if stride is None else _sizes(stride, 1)
-    pads = _padding(padding, 1)
+    (k,), (s,), pads = _window(kernel, stride, padding, 1)
     pool = O.max_pool2d if name == "max_pool1d" else O.avg_pool2d
     y = pool(O.reshape(x, [x.shape[0], x.shape[1], 1, x.shape[2]]), [1, k], [1, s],
              [0, 0, *pads])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, tensor
 
@@ -62,6 +63,56 @@ def scalar(t: ir.Type, value) -> ir.Value:
 
 def fill(value, init) -> ir.Value:
     return linalg.fill(value, outs=[init])
+
+
+def filled(sizes, elem: ir.Type, value) -> ir.Value:
+    """A tensor of ``sizes`` x ``elem`` filled with ``value`` (a number, or a scalar Value)."""
+    return fill(value if isinstance(value, ir.Value) else scalar(elem, value), empty(sizes, elem))
+
+
+def extreme(t: ir.Type, highest: bool = False) -> ir.Value:
+    """The lowest value of ``t`` (-inf, or the most negative integer), or the highest."""
+    if is_float(t):
+        return arith.constant(t, float("inf") if highest else float("-inf"))
+    return scalar(t, 2 ** (t.width - 1) - 1 if highest else -(2 ** (t.width - 1)))
+
+
+def i64s(op, name: str) -> list[int]:
+    """The integers of ``op``'s DenseI64ArrayAttr ``name``."""
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def as_index(v) -> ir.Value:
+    """``v`` as an index Value (an int becomes a constant)."""
+    return index(v) if isinstance(v, int) else v
+
+
+def embed(x, x_sizes, sizes, offsets, value, steps=None) -> ir.Value:
+    """A tensor of ``sizes`` filled with ``value``, ``x`` (of ``x_sizes``: ``dims(x)``)
+    inserted at ``offsets``, every ``steps``-th element along each dim: padding, or
+    spreading an input out for a strided window."""
+    rank = rtype(x).rank
+    base = fill(value, empty(sizes, rtype(x).element_type))
+    dyn_sz, st_sz = mixed(x_sizes)
+    return tensor.insert_slice(x, base, [], dyn_sz, [], offsets, st_sz, steps or [1] * rank)
+
+
+def divide_by_counts(out, counts, spatial) -> ir.Value:
+    """``out`` divided by the window counts of an average pool: ``counts`` an int (every
+    window), or a numpy array of them over the dims ``spatial`` of ``out``."""
+    t = rtype(out)
+    ct, rank = t.element_type, t.rank
+    ident = ir.AffineMap.get_identity(rank)
+    if isinstance(counts, int):
+        n = scalar(ct, counts)
+        return generic([out], [empty(dims(out), ct)], [ident, ident], ["parallel"] * rank,
+                       lambda a, _o: arith.divf(a, n))[0]
+    counts = counts.astype(np.float64 if isinstance(ct, ir.F64Type) else np.float32)
+    count_type = ir.RankedTensorType.get(list(counts.shape), ct)
+    cst = arith.constant(count_type, ir.DenseElementsAttr.get(counts, type=ct))
+    return generic([out, cst], [empty(dims(out), ct)],
+                   [ident, affine_map(rank, [d(i) for i in spatial]), ident],
+                   ["parallel"] * rank, lambda a, c, _o: arith.divf(a, c))[0]
 
 
 def convert(x: ir.Value, to: ir.Type) -> ir.Value:

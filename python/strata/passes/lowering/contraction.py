@@ -37,27 +37,21 @@ from .common import (
     convert,
     d,
     dims,
-    empty,
     expand,
-    fill,
+    filled,
     from_compute,
     generic,
     is_float,
     map_elementwise,
     rtype,
-    scalar,
     zero_expr,
 )
-
-
-def _zero_init(sizes, acc):
-    return fill(scalar(acc, 0), empty(sizes, acc))
 
 
 def _mm2d(a, b, acc, m=None, n=None):
     m = dims(a)[0] if m is None else m
     n = dims(b)[1] if n is None else n
-    return linalg.matmul(a, b, outs=[_zero_init([m, n], acc)])
+    return linalg.matmul(a, b, outs=[filled([m, n], acc, 0)])
 
 
 def _prod(sizes):
@@ -99,7 +93,7 @@ def _contract(a, b, acc, out_shape_sizes):
 
     maps = [operand_map(ta, [m, k]), operand_map(tb, [k, n]),
             affine_map(loops, [d(i) for i in range(nb)] + [m, n])]
-    init = _zero_init(out_shape_sizes, acc)
+    init = filled(out_shape_sizes, acc, 0)
     iters = ["parallel"] * (nb + 2) + ["reduction"]
 
     return generic([a, b], [init], maps, iters, _multiply_add(acc))[0]
@@ -128,7 +122,7 @@ def _matrix_vector(a, b, acc):
                      _static([_prod(lead)]) + _static([sa[-1]]))
     rows = dims(a)[0]
     maps = [affine_map(2, [d(0), d(1)]), affine_map(2, [d(1)]), affine_map(2, [d(0)])]
-    out = generic([a, b], [_zero_init([rows], acc)], maps, ["parallel", "reduction"],
+    out = generic([a, b], [filled([rows], acc, 0)], maps, ["parallel", "reduction"],
                   _multiply_add(acc))[0]
     return expand(out, [list(range(rank - 1))], lead) if rank > 2 else out
 
@@ -189,7 +183,7 @@ def lower_matmul(op):
         out = _folded_rows(a, b, acc, sa, sb[1])
     elif ta.rank == 3 and tb.rank == 3 and _same_batch(ta, tb):
         batch = sa[0] if isinstance(sa[0], int) or not isinstance(sb[0], int) else sb[0]
-        out = linalg.batch_matmul(a, b, outs=[_zero_init([batch, sa[1], sb[2]], acc)])
+        out = linalg.batch_matmul(a, b, outs=[filled([batch, sa[1], sb[2]], acc, 0)])
     elif tb.rank > 2 and _static(sa[:-2]) == sa[:-2] and _static(sb[:-2]) == sb[:-2]:
         out = _static_batches(a, b, acc)
     else:
@@ -221,7 +215,7 @@ def _static_batches(a, b, acc):
     groups = [list(range(n)), [n], [n + 1]]
     if n > 1:
         full = [collapse(v, groups, [_prod(batch)] + _static(dims(v)[-2:])) for v in full]
-    out = linalg.batch_matmul(*full, outs=[_zero_init([_prod(batch), sa[-2], sb[-1]], acc)])
+    out = linalg.batch_matmul(*full, outs=[filled([_prod(batch), sa[-2], sb[-1]], acc, 0)])
     return expand(out, groups, batch + [sa[-2], sb[-1]]) if n > 1 else out
 
 

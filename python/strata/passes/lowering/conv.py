@@ -29,34 +29,30 @@ import math
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith
 
 from ..linalg_ops import linalg
 from .common import (
     DYN,
     LoweringError,
-    affine_map,
     collapse,
     compute_type,
-    d,
     dim,
     dims,
+    divide_by_counts,
+    embed,
     empty,
     expand,
+    extreme,
     fill,
+    filled,
     from_compute,
-    generic,
+    i64s,
     index,
-    is_float,
-    mixed,
     rtype,
     scalar,
     to_compute,
 )
-
-
-def _i64s(op, name):
-    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
 
 
 def _spatial(layout):
@@ -76,11 +72,9 @@ def pad(x, layout, padding, value):
     padded = list(sizes)
     padded[hd] = sizes[hd] + padding[0] + padding[1]
     padded[wd] = sizes[wd] + padding[2] + padding[3]
-    base = fill(value, empty(padded, t.element_type))
     offsets = [0] * t.rank
     offsets[hd], offsets[wd] = padding[0], padding[2]
-    dyn_sz, st_sz = mixed(sizes)
-    return tensor.insert_slice(x, base, [], dyn_sz, [], offsets, st_sz, [1] * t.rank)
+    return embed(x, sizes, padded, offsets, value)
 
 
 def _out_sizes(op, kernel=None):
@@ -90,11 +84,11 @@ def _out_sizes(op, kernel=None):
     x = op.operands[0]
     layout = ir.StringAttr(op.attributes["layout"]).value
     hd, wd = _spatial(layout)
-    strides, padding = _i64s(op, "strides"), _i64s(op, "padding")
+    strides, padding = i64s(op, "strides"), i64s(op, "padding")
     if kernel is None:  # conv2d: the filter gives the window and the output channels
         w = op.operands[1]
         fk = (2, 3) if layout == "NCHW" else (0, 1)
-        dil = _i64s(op, "dilations")
+        dil = i64s(op, "dilations")
         window = [dim(w, fk[0]), dim(w, fk[1])]
         channels = dim(w, 0 if layout == "NCHW" else 3)
     else:
@@ -127,15 +121,15 @@ def _groups(op) -> int:
 def lower_conv2d(op):
     x, w = op.operands
     layout = ir.StringAttr(op.attributes["layout"]).value
-    strides, dilations = _i64s(op, "strides"), _i64s(op, "dilations")
+    strides, dilations = i64s(op, "strides"), i64s(op, "dilations")
     elem = rtype(op.result).element_type
     acc = compute_type(elem)
-    xp = pad(x, layout, _i64s(op, "padding"), scalar(rtype(x).element_type, 0))
+    xp = pad(x, layout, i64s(op, "padding"), scalar(rtype(x).element_type, 0))
     groups = _groups(op)
     if groups > 1:
         out = _grouped(xp, w, layout, groups, _out_sizes(op), acc, strides, dilations)
         return from_compute(out, elem)
-    init = fill(scalar(acc, 0), empty(_out_sizes(op), acc))
+    init = fill(scalar(acc, 0), empty(_out_sizes(op), acc))  # the zero before the sizes' ops
     conv = linalg.conv_2d_nchw_fchw if layout == "NCHW" else linalg.conv_2d_nhwc_hwcf
     out = conv(xp, w, outs=[init], strides=strides, dilations=dilations)
     return from_compute(out, elem)
@@ -162,7 +156,7 @@ def _grouped(xp, w, layout, groups, sizes, acc, strides, dilations):
     kw = dict(strides=strides, dilations=dilations)
 
     def init(shape):
-        return fill(scalar(acc, 0), empty(shape, acc))
+        return filled(shape, acc, 0)
 
     n, s1, s2, s3 = sizes  # [N, F, OH, OW] or [N, OH, OW, F]
     if cg == 1 and nchw and fg == 1:
@@ -208,14 +202,13 @@ def _window_counts(h, w, kernel, strides, padding, oh, ow):
 def lower_pool(op, name):
     x = op.operands[0]
     layout = ir.StringAttr(op.attributes["layout"]).value
-    kernel, strides = _i64s(op, "kernel"), _i64s(op, "strides")
-    padding = _i64s(op, "padding")
+    kernel, strides = i64s(op, "kernel"), i64s(op, "strides")
+    padding = i64s(op, "padding")
     elem = rtype(op.result).element_type
     xc = to_compute(x)
     ct = rtype(xc).element_type
     if name == "max_pool2d":
-        lowest = arith.constant(ct, float("-inf")) if is_float(ct) else scalar(
-            ct, -(2 ** (ct.width - 1)))
+        lowest = extreme(ct)
         xp = pad(xc, layout, padding, lowest)
         init = fill(lowest, empty(_out_sizes(op, kernel), ct))
         pool = linalg.pooling_nchw_max if layout == "NCHW" else linalg.pooling_nhwc_max
@@ -232,24 +225,13 @@ def lower_pool(op, name):
 
 def _divide_by_counts(out, in_type, layout, kernel, strides, padding):
     t = rtype(out)
-    ct = t.element_type
-    rank = t.rank
-    ident = ir.AffineMap.get_identity(rank)
     if not any(padding):
-        n = scalar(ct, kernel[0] * kernel[1])
-        return generic([out], [empty(dims(out), ct)], [ident, ident], ["parallel"] * rank,
-                       lambda a, _o: arith.divf(a, n))[0]
+        return divide_by_counts(out, kernel[0] * kernel[1], ())
     hd, wd = _spatial(layout)
     if in_type.is_dynamic_dim(hd) or in_type.is_dynamic_dim(wd):
         raise LoweringError("padded average pooling of dynamic spatial dims is not supported")
     counts = _window_counts(in_type.get_dim_size(hd), in_type.get_dim_size(wd), kernel, strides,
                             padding, t.get_dim_size(hd), t.get_dim_size(wd))
-    count_type = ir.RankedTensorType.get(list(counts.shape), ct)
-    attr = ir.DenseElementsAttr.get(counts.astype(np.float32), type=ct) if isinstance(
-        ct, ir.F32Type) else None
-    if attr is None:
+    if not isinstance(t.element_type, ir.F32Type):
         raise LoweringError("average pooling of integer tensors is not supported")
-    cmap = affine_map(rank, [d(hd), d(wd)])
-    cst = arith.constant(count_type, attr)
-    return generic([out, cst], [empty(dims(out), ct)], [ident, cmap, ident],
-                   ["parallel"] * rank, lambda a, c, _o: arith.divf(a, c))[0]
+    return divide_by_counts(out, counts, (hd, wd))

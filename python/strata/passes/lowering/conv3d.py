@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith
 
 from .common import (
     LoweringError,
@@ -35,23 +35,23 @@ from .common import (
     d,
     dim,
     dims,
+    divide_by_counts,
+    embed,
     empty,
     expand,
+    extreme,
     fill,
+    filled,
     from_compute,
     generic,
+    i64s,
     is_float,
-    mixed,
     rtype,
     scalar,
     to_compute,
 )
 
 __all__ = ["lower_conv3d", "lower_pool3d"]
-
-
-def _i64s(op, name):
-    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
 
 
 def _static_spatial(v, what):
@@ -69,10 +69,7 @@ def _pad(x, padding, value):
     padded = list(sizes)
     for i in range(3):
         padded[2 + i] = sizes[2 + i] + padding[2 * i] + padding[2 * i + 1]
-    base = fill(value, empty(padded, rtype(x).element_type))
-    dyn_sz, st_sz = mixed(sizes)
-    offsets = [0, 0, padding[0], padding[2], padding[4]]
-    return tensor.insert_slice(x, base, [], dyn_sz, [], offsets, st_sz, [1] * 5)
+    return embed(x, sizes, padded, [0, 0, padding[0], padding[2], padding[4]], value)
 
 
 def _window(out_dim, k_dim, stride, dilation):
@@ -90,7 +87,7 @@ def lower_conv3d(op):
     _static_spatial(x, "conv3d")
     _static_spatial(w, "conv3d")
     groups = ir.IntegerAttr(op.attributes["groups"]).value if "groups" in op.attributes else 1
-    strides, dilations = _i64s(op, "strides"), _i64s(op, "dilations")
+    strides, dilations = i64s(op, "strides"), i64s(op, "dilations")
     elem = rtype(op.result).element_type
     acc = compute_type(elem)
     wt = rtype(w)
@@ -98,12 +95,12 @@ def lower_conv3d(op):
     if ir.ShapedType.get_dynamic_size() in (f, cg):
         raise LoweringError("conv3d needs static channel counts")
     fg = f // groups
-    xp = _pad(x, _i64s(op, "padding"), scalar(rtype(x).element_type, 0))
+    xp = _pad(x, i64s(op, "padding"), scalar(rtype(x).element_type, 0))
     xs = dims(xp)
     xg = expand(xp, [[0], [1, 2], [3], [4], [5]], [xs[0], groups, cg, *xs[2:]])
     wg = expand(w, [[0, 1], [2], [3], [4], [5]], [groups, fg, cg, *wt.shape[2:]])
     n, _, od, oh, ow = _out_sizes(op, f)
-    init = fill(scalar(acc, 0), empty([n, groups, fg, od, oh, ow], acc))
+    init = filled([n, groups, fg, od, oh, ow], acc, 0)
     # loops: n g f od oh ow | c kd kh kw
     x_map = affine_map(10, [d(0), d(1), d(6)] + [
         _window(3 + i, 7 + i, strides[i], dilations[i]) for i in range(3)])
@@ -133,13 +130,12 @@ def _counts(sizes, kernel, strides, padding, outs):
 def lower_pool3d(op, name):
     x = op.operands[0]
     sizes = _static_spatial(x, name)
-    kernel, strides, padding = _i64s(op, "kernel"), _i64s(op, "strides"), _i64s(op, "padding")
+    kernel, strides, padding = i64s(op, "kernel"), i64s(op, "strides"), i64s(op, "padding")
     elem = rtype(op.result).element_type
     xc = to_compute(x)
     ct = rtype(xc).element_type
     if name == "max_pool3d":
-        start = arith.constant(ct, float("-inf")) if is_float(ct) else scalar(
-            ct, -(2 ** (ct.width - 1)))
+        start = extreme(ct)
         combine = arith.maximumf if is_float(ct) else arith.maxsi
     else:
         start, combine = scalar(ct, 0), arith.addf
@@ -159,17 +155,8 @@ def lower_pool3d(op, name):
 
 
 def _divide(out, sizes, kernel, strides, padding):
-    t = rtype(out)
-    ct = t.element_type
-    ident = ir.AffineMap.get_identity(5)
     if not any(padding):
-        n = scalar(ct, kernel[0] * kernel[1] * kernel[2])
-        return generic([out], [empty(dims(out), ct)], [ident, ident], ["parallel"] * 5,
-                       lambda a, _o: arith.divf(a, n))[0]
+        return divide_by_counts(out, kernel[0] * kernel[1] * kernel[2], ())
+    t = rtype(out)
     counts = _counts(sizes, kernel, strides, padding, [t.get_dim_size(i) for i in (2, 3, 4)])
-    counts = counts.astype(np.float64 if isinstance(ct, ir.F64Type) else np.float32)
-    count_type = ir.RankedTensorType.get(list(counts.shape), ct)
-    cst = arith.constant(count_type, ir.DenseElementsAttr.get(counts, type=ct))
-    return generic([out, cst], [empty(dims(out), ct)],
-                   [ident, affine_map(5, [d(2), d(3), d(4)]), ident], ["parallel"] * 5,
-                   lambda a, c, _o: arith.divf(a, c))[0]
+    return divide_by_counts(out, counts, (2, 3, 4))

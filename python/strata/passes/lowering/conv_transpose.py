@@ -33,17 +33,19 @@ from .common import (
     collapse,
     compute_type,
     dims,
+    embed,
     empty,
     expand,
-    fill,
+    filled,
     from_compute,
     generic,
+    i64s,
     index,
     mixed,
     rtype,
     scalar,
 )
-from .conv import _grouped, _groups, _i64s
+from .conv import _grouped, _groups
 
 __all__ = ["lower_conv_transpose2d"]
 
@@ -118,9 +120,7 @@ def _dilated_input(x, layout, strides, lo, hi):
     if full == list(sizes):
         out = x
     else:
-        base = fill(zero, empty(full, t.element_type))
-        dyn_sz, st_sz = mixed(sizes)
-        out = tensor.insert_slice(x, base, [], dyn_sz, [], offsets, st_sz, step)
+        out = embed(x, sizes, full, offsets, zero, step)
     if min(lo) >= 0 and min(hi) >= 0:
         return out
     start = [0] * 4
@@ -136,8 +136,8 @@ def _dilated_input(x, layout, strides, lo, hi):
 def lower_conv_transpose2d(op):
     x, w = op.operands
     layout = ir.StringAttr(op.attributes["layout"]).value
-    strides, dilations = _i64s(op, "strides"), _i64s(op, "dilations")
-    padding, out_pad = _i64s(op, "padding"), _i64s(op, "output_padding")
+    strides, dilations = i64s(op, "strides"), i64s(op, "dilations")
+    padding, out_pad = i64s(op, "padding"), i64s(op, "output_padding")
     groups = _groups(op)
     wt = rtype(w)
     kernel = wt.shape[2:] if layout == "NCHW" else wt.shape[:2]
@@ -153,7 +153,7 @@ def lower_conv_transpose2d(op):
     if groups > 1:
         out = _grouped(xp, wf, layout, groups, sizes, acc, [1, 1], dilations)
         return from_compute(out, elem)
-    init = fill(scalar(acc, 0), empty(sizes, acc))
+    init = filled(sizes, acc, 0)
     conv = linalg.conv_2d_nchw_fchw if layout == "NCHW" else linalg.conv_2d_nhwc_hwcf
     out = conv(xp, wf, outs=[init], strides=[1, 1], dilations=dilations)
     return from_compute(out, elem)

@@ -33,12 +33,13 @@ from mlir.dialects import arith, scf, tensor
 
 from ..linalg_ops import linalg
 from .common import (
+    as_index,
     compute_type,
     convert,
     dim,
     dims,
     empty,
-    fill,
+    filled,
     generic,
     index,
     is_float,
@@ -53,10 +54,6 @@ __all__ = ["lower_cumsum", "lower_reverse", "lower_pad", "lower_scatter"]
 
 def _axis(op, rank):
     return ir.IntegerAttr(op.attributes["axis"]).value % rank
-
-
-def _as_index(v):
-    return index(v) if isinstance(v, int) else v
 
 
 def _add(a, b):
@@ -81,10 +78,10 @@ def lower_cumsum(op):
         return _cumsum_rows(x, sizes, elem, acc_elem)
     slice_sizes = [1 if i == axis else s for i, s in enumerate(sizes)]
     dyn_sz, st_sz = mixed(slice_sizes)
-    acc0 = fill(scalar(acc_elem, 0), empty(slice_sizes, acc_elem))
+    acc0 = filled(slice_sizes, acc_elem, 0)
     out0 = empty(sizes, elem)
     ident = ir.AffineMap.get_identity(rank)
-    loop = scf.ForOp(index(0), _as_index(sizes[axis]), index(1), [acc0, out0])
+    loop = scf.ForOp(index(0), as_index(sizes[axis]), index(1), [acc0, out0])
     with ir.InsertionPoint(loop.body):
         k = loop.induction_variable
         acc, out = loop.inner_iter_args
@@ -114,7 +111,7 @@ def _cumsum_rows(x, sizes, elem, acc_elem):
 
     def nest(level, coords, out):
         if level == rank - 1:
-            loop = scf.ForOp(index(0), _as_index(sizes[level]), index(1),
+            loop = scf.ForOp(index(0), as_index(sizes[level]), index(1),
                              [scalar(acc_elem, 0), out])
             with ir.InsertionPoint(loop.body):
                 acc, cur = loop.inner_iter_args
@@ -122,7 +119,7 @@ def _cumsum_rows(x, sizes, elem, acc_elem):
                 s = _add(acc, convert(tensor.extract(x, at), acc_elem))
                 scf.YieldOp([s, tensor.insert(convert(s, elem), cur, at)])
             return loop.results[1]
-        loop = scf.ForOp(index(0), _as_index(sizes[level]), index(1), [out])
+        loop = scf.ForOp(index(0), as_index(sizes[level]), index(1), [out])
         with ir.InsertionPoint(loop.body):
             scf.YieldOp([nest(level + 1, coords + [loop.induction_variable],
                               loop.inner_iter_args[0])])
@@ -148,7 +145,7 @@ def lower_reverse(op):
         for i in range(rank):
             at = linalg.IndexOp(i).result
             if i in axes:  # n - 1 - i
-                last = arith.subi(_as_index(sizes[i]), index(1))
+                last = arith.subi(as_index(sizes[i]), index(1))
                 at = arith.subi(last, at)
             coords.append(at)
         return tensor.extract(x, coords)
@@ -171,7 +168,7 @@ def lower_pad(op):
         sizes.append(lo + s + hi if isinstance(s, int) else
                      arith.addi(s, index(lo + hi)) if lo + hi else s)
     elem = result.element_type
-    out = fill(scalar(elem, value), empty(sizes, elem))
+    out = filled(sizes, elem, value)
     if _has_no_elements(xt) or _has_no_elements(result):
         return out
     dyn_sz, st_sz = mixed(dims(x))
@@ -188,7 +185,7 @@ def lower_scatter(op, accumulate: bool):
     if _has_no_elements(it) or _has_no_elements(rtype(x)):
         return x if not _has_no_elements(rtype(x)) else empty_result(
             list(rtype(x).shape), rtype(x).element_type)
-    bounds = [_as_index(s) for s in dims(ids)]
+    bounds = [as_index(s) for s in dims(ids)]
 
     def nest(level, coords, carried):
         loop = scf.ForOp(index(0), bounds[level], index(1), [carried])

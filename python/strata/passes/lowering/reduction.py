@@ -28,7 +28,9 @@ from .common import (
     dims,
     empty,
     expand,
+    extreme,
     fill,
+    filled,
     from_compute,
     generic,
     is_float,
@@ -80,11 +82,8 @@ def reduce_values(x, axes, kind):
     kept = [s for i, s in enumerate(dims(x)) if i not in axes]
     if kind in ("sum", "prod"):
         identity = scalar(elem, 0 if kind == "sum" else 1)
-    elif is_float(elem):
-        identity = arith.constant(elem, float("-inf") if kind == "max" else float("inf"))
     else:
-        identity = scalar(elem, -(2 ** (elem.width - 1)) if kind == "max" else
-                          2 ** (elem.width - 1) - 1)
+        identity = extreme(elem, highest=kind != "max")
     init = fill(identity, empty(kept, elem))
     out_type = rtype(init)
     op = linalg.ReduceOp([out_type], [x], [init], axes)
@@ -186,7 +185,7 @@ def lower_arg_reduce(op, name):
     else:
         start = scalar(elem, -(2 ** 31) if is_max else 2 ** 31 - 1)
     best0 = fill(start, empty(kept, elem))
-    index0 = fill(scalar(i32, 0), empty(kept, i32))
+    index0 = filled(kept, i32, 0)
     rank = t.rank
     out_map = affine_map(rank, [d(i) for i in range(rank) if i != axis])
 

@@ -30,25 +30,21 @@ from mlir.dialects import math as mmath
 
 from ..linalg_ops import linalg
 from .common import (
+    as_index,
     compute_type,
     convert,
     dims,
     empty,
-    fill,
+    filled,
     generic,
     index,
     is_float,
     mixed,
     rtype,
-    scalar,
 )
 from .shape_ops import empty_result
 
 __all__ = ["lower_argsort"]
-
-
-def _as_index(v):
-    return index(v) if isinstance(v, int) else v
 
 
 def _cmpf(pred, a, b):
@@ -111,8 +107,7 @@ def _merge_pass(src_v, src_i, dst_v, dst_i, width, n, last, descending):
 def _scratch(sizes, elem, i32, mark):
     """A fresh (values, indices) pair. Filled with ``mark`` and ``-1 - mark``: CSE would
     merge bare tensor.empty ops of one type, and a loop would carry one buffer twice."""
-    return (fill(scalar(elem, mark), empty(sizes, elem)),
-            fill(scalar(i32, -1 - mark), empty(sizes, i32)))
+    return filled(sizes, elem, mark), filled(sizes, i32, -1 - mark)
 
 
 def _sort_row(values, size, descending):
@@ -121,7 +116,7 @@ def _sort_row(values, size, descending):
     buffer): the first pass reads it and the iota, the others ping-pong between two
     scratch pairs, copying the merged pair back so each loop yields what it carries
     (one-shot bufferization keeps them in place)."""
-    n = _as_index(size)
+    n = as_index(size)
     i32 = ir.IntegerType.get_signless(32)
     elem = rtype(values).element_type
     sizes = [size]
@@ -174,7 +169,7 @@ def lower_argsort(op):
     def nest(level, coords, out):
         if level == len(others):
             return row(coords, out)
-        loop = scf.ForOp(index(0), _as_index(sizes[others[level]]), index(1), [out])
+        loop = scf.ForOp(index(0), as_index(sizes[others[level]]), index(1), [out])
         with ir.InsertionPoint(loop.body):
             scf.YieldOp([nest(level + 1, coords + [loop.induction_variable],
                               loop.inner_iter_args[0])])
