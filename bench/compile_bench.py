@@ -8,7 +8,7 @@ lower, compile: the cold compile) and a few warm calls; then a second fresh
 process with the cache the first one filled makes the first call again (the
 restart: a disk hit). Times are medians over ``--repeat`` runs. The cold
 compile runs with strata's compile profile on (``timing=True``: MLIR's pass timing
-and the phases of runtime/api.py) and a second table gives its phases and how much
+and the phases of runtime/program.py) and a second table gives its phases and how much
 of the first call's wall time they account for. ``--profile`` prints where the cold
 compile's time goes in Python (cProfile, top functions by cumulative time).
 """

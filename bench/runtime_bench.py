@@ -93,7 +93,7 @@ elif kind == "cold-parts":
     t = time.perf_counter()
     import strata.frontend.module, strata.pipelines.levels
     out["import_passes"] = time.perf_counter() - t
-    from strata.runtime import aot, api
+    from strata.runtime import aot, program
     spent = {"mlir_passes": 0.0, "native": 0.0}
     def timed(name, fn):  # wall time inside the two steps (timing=True would slow the passes)
         def step(*a, **k):
@@ -103,7 +103,7 @@ elif kind == "cold-parts":
             finally:
                 spent[name] += time.perf_counter() - t
         return step
-    api.lower = timed("mlir_passes", api.lower)
+    program.lower = timed("mlir_passes", program.lower)
     aot.build_shared_library = timed("native", aot.build_shared_library)
     args = demo._inputs(np.random.default_rng(0), "mlp")
     f = strata.jit(demo.mlp)

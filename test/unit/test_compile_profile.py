@@ -28,7 +28,7 @@ def test_profile_has_phases_and_every_levels_passes(tmp_path, monkeypatch):
     f(*_args())
     p = f.compile_profile()
     names = [n for n, _ in p.phases]
-    # every step of a cold compile, in order (runtime/api.py): what the time went to
+    # every step of a cold compile, in order (runtime/program.py): what the time went to
     assert names[:4] == ["record trace + disk-cache lookup",
                          "import the MLIR bindings (once per process)", "trace (replay as MLIR)",
                          "program set-up (MLIR context)"]

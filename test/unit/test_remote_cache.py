@@ -207,11 +207,11 @@ def test_an_entry_for_another_cpu_under_its_own_key_is_rejected(tmp_path, redis_
     client.set(name, _repack(client.get(name), lambda f: f.update(
         {"meta.json": json.dumps(meta).encode()})))
     with pytest.raises(ValueError, match="do not hash"):
-        remote_cache._validate(name.decode().removeprefix(remote_cache.ENTRY),
-                               remote_cache.unpack(client.get(name)))
+        cache.validate_entry(name.decode().removeprefix(remote_cache.ENTRY),
+                             remote_cache.unpack(client.get(name)))
     foreign_key = cache.key_of(meta["key"])
     with pytest.raises(ValueError, match="another CPU"):
-        remote_cache._validate(foreign_key, remote_cache.unpack(client.get(name)))
+        cache.validate_entry(foreign_key, remote_cache.unpack(client.get(name)))
 
 
 def test_redis_down_warns_once_and_runs_locally(tmp_path):

@@ -11,7 +11,8 @@ import pytest
 
 import strata
 from strata.frontend.module import trace
-from strata.frontend.record import ATTRIBUTES, DIALECT, record_trace
+from strata.frontend.record import ATTRIBUTES, DIALECT
+from strata.frontend.recording import record_trace
 from strata.runtime import aot
 
 needs_cc = pytest.mark.skipif(not aot.available(), reason="no C compiler driver (cc)")

@@ -50,7 +50,7 @@ def test_body_runs_once_per_cold_compile(cache, monkeypatch, tmp_path):
 def test_replayed_module_is_the_traced_one():
     """The replay builds the IR tracing builds, locations included."""
     from strata.frontend.module import replay, trace
-    from strata.frontend.record import record_trace
+    from strata.frontend.recording import record_trace
 
     model, _ = _counted()
     x, w = np.ones((4, 5), np.float32), np.ones((5, 3), np.float32)

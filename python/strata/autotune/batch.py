@@ -87,7 +87,7 @@ def build_entries(fn, args, options: dict, tuned: str) -> dict:
             start = time.perf_counter()
             with forced(tuned):
                 f = JitFunction(fn, **options)
-                f._compile(args, f.signature_of(args))
+                f.compile_variant(*args)
             seconds = time.perf_counter() - start
             entries = {}
             for key in sorted(os.listdir(root)):
@@ -114,16 +114,16 @@ def install(key: str, blob: bytes) -> None:
     import tempfile
 
     from ..runtime import cache
-    from ..runtime.remote_cache import _validate, unpack
+    from ..runtime.remote_cache import unpack
 
     try:
         files = unpack(blob)
-        _validate(key, files)
+        cache.validate_entry(key, files)
     except (TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
         raise ValueError(str(e) or type(e).__name__) from None
     root = cache.cache_dir()
     final = os.path.join(root, key)
-    cache._make_root(root)
+    cache.make_root(root)
     tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
     try:
         for name, data in files.items():
@@ -134,7 +134,7 @@ def install(key: str, blob: bytes) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         if not os.path.isdir(final):
             raise
-    remote = cache._remote()
+    remote = cache.shared_cache()
     if remote is not None:
         remote.publish(key, final, cache.FILES + (cache.MANIFEST,))
 
@@ -145,15 +145,15 @@ def compile_many(items, *, executor: str = "local", threads: int | None = None,
     """Compiles every ``(fn, args)`` of ``items`` into the local cache (see the module's
     docstring); one :class:`BatchResult` per item, in order."""
     from ..errors import StrataError
-    from ..runtime.api import _blas, _threads
+    from ..runtime.api import check_blas, check_threads
     from ..runtime.tuning_record import tuned_text
 
     if executor not in ("local", "ray"):
         raise StrataError(f"unknown executor '{executor}' (executors: local, ray)",
                           location="<strata.compile_many>")
     items = [(getattr(fn, "fn", fn), _arrays(args)) for fn, args in items]
-    threads = _threads(threads)
-    options = {"threads": threads, "blas": _blas(blas), "fusion": fusion,
+    threads = check_threads(threads)
+    options = {"threads": threads, "blas": check_blas(blas), "fusion": fusion,
                "opt_level": opt_level}
     tuned = tuned_text(threads)
     if executor == "ray":
@@ -195,7 +195,7 @@ def compile_many(items, *, executor: str = "local", threads: int | None = None,
 def _cached_here(fn, args, options) -> bool:
     from ..runtime.api import JitFunction
 
-    return JitFunction(fn, **options)._from_disk(args) is not None
+    return JitFunction(fn, **options).load_cached(*args) is not None
 
 
 def build_here(fn, args, options, tuned) -> None:
@@ -205,7 +205,7 @@ def build_here(fn, args, options, tuned) -> None:
 
     with forced(tuned):
         f = JitFunction(fn, **options)
-        f._compile(args, f.signature_of(args))
+        f.compile_variant(*args)
 
 
 def _on_ray(items, options, tuned, ray_options) -> list[dict]:

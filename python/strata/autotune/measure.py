@@ -1,5 +1,8 @@
 """Timing one candidate build: warm-up, repeated rounds, and a noise check.
 
+``evaluate`` builds a candidate (strata.tune's tiles for it) and times it so, in this
+process or in a Ray task (autotune/ray_executor.py).
+
 Warm-up: ``warmup`` calls and at least ``warmup_s`` seconds of calls (the first
 candidate of a fresh process otherwise pays for the core's clock ramping up and
 first-touched memory: measured 1.37x slower than the same code re-timed later in
@@ -19,10 +22,11 @@ time it waited for a core (strata.tune's choice with ``threads=1``).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
-__all__ = ["Timing", "measure"]
+__all__ = ["Timing", "measure", "evaluate"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +71,42 @@ def measure(call, *, warmup: int = 3, rounds: int = 7, round_s: float = 0.02,
         spread = (times[min(2, len(times) - 1)] - best) / best if best > 0 else 0.0
         if spread <= max_spread or tries > retries:
             return Timing(best, spread, spread > max_spread, tries)
+
+
+def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
+    """Builds ``fn`` with the ``tuned`` tiles and times it (a local call or a Ray task):
+    ``{"seconds", "spread", "noisy", "out", "target"}``."""
+    from ..runtime.api import compile as strata_compile
+    from ..runtime.tuning_record import forced, target_key
+
+    timing = dict(timing)
+    exclusive = timing.pop("exclusive", False)
+    with forced(tuned):  # a Program compiles on its first call: that call is the compile
+        program = strata_compile(fn, *args, threads=threads, blas=blas)
+        out = program(*args)
+    with _measuring_alone(exclusive):
+        t = measure(lambda: program(*args), **timing)
+    return {"seconds": t.seconds, "spread": t.spread, "noisy": t.noisy, "out": out,
+            "target": target_key(), "tuned": tuned}
+
+
+class _measuring_alone:  # noqa: N801 - a context manager
+    """With ``exclusive``, holds a lock file shared by the processes of this machine
+    while timing: Ray tasks build side by side but measure one at a time per node."""
+
+    def __init__(self, exclusive: bool):
+        self.exclusive, self.file = exclusive, None
+
+    def __enter__(self):
+        if self.exclusive:
+            import fcntl
+            import tempfile
+
+            self.file = open(os.path.join(tempfile.gettempdir(), "strata-tune-measure.lock"),
+                             "w")
+            fcntl.flock(self.file, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        if self.file is not None:
+            self.file.close()  # releases the lock

@@ -1,7 +1,7 @@
 """strata.tune on Ray: candidate builds and measurements as Ray tasks.
 
 ``strata.tune(..., executor="ray")`` sends each candidate of an op to a Ray
-task (autotune/search.py ``evaluate``: compile with the candidate's tiles, check,
+task (autotune/measure.py ``evaluate``: compile with the candidate's tiles, check,
 time) and gathers the results into the same record. A task whose worker dies
 (the process is killed, the node goes away) is run again by Ray, up to
 ``max_retries`` times; an exception raised by strata itself is not retried (it
@@ -26,7 +26,7 @@ __all__ = ["RayExecutor"]
 def _evaluate_task(fn, args, tuned, threads, blas, timing):
     import ray
 
-    from .search import evaluate
+    from .measure import evaluate
 
     out = evaluate(fn, args, tuned, threads, blas, timing)
     out["node"] = ray.get_runtime_context().get_node_id()

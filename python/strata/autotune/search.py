@@ -21,11 +21,12 @@ interleaved, and the entry (runtime/tuning_record.py) records both times.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .measure import evaluate
 
 __all__ = ["tune", "TuneResult", "candidates", "heavy_ops", "attention_ops", "evaluate"]
 
@@ -97,9 +98,13 @@ def attention_ops(fn, args, threads: int) -> dict[str, list[dict]]:
     """Per attention strata-attention fuses in ``fn(*args)`` (its 5-size signature), the
     query and key tiles to measure: the default first, then other key tiles, other
     query tiles, and the pairs of both."""
-    from ..passes.attention import _NoMatch, choose_tiles, match
-    from ..passes.base import collect_ops
-    from ..passes.tuning import attention_signature
+    from ..passes.knobs import (
+        NoMatch,
+        attention_match,
+        attention_signature,
+        attention_tiles,
+        collect_ops,
+    )
     from ..runtime.api import compile as strata_compile
     from ..runtime.tuning_record import forced
 
@@ -109,11 +114,11 @@ def attention_ops(fn, args, threads: int) -> dict[str, list[dict]]:
     with module.mlir.context:
         for sm in collect_ops(module.mlir.operation, lambda o: o.name == "linalg.softmax"):
             try:
-                s = match(sm).shape
-            except _NoMatch:
+                s = attention_match(sm).shape
+            except NoMatch:
                 continue
             flops = 2 * s.heads * s.sq * s.sk * (s.d + s.dv)
-            dq, dk = choose_tiles(s, threads if flops >= 1 << 25 else 1)
+            dq, dk = attention_tiles(s, threads if flops >= 1 << 25 else 1)
             qs = sorted({min(q, s.sq) for q in (16, 32, 64, 128)} - {dq})
             ks = sorted({min(k, s.sk) for k in (64, 128, 256, 512)} - {dk})
             pairs = [(dq, k) for k in ks] + [(q, dk) for q in qs] + \
@@ -127,7 +132,7 @@ def heavy_ops(fn, args, threads: int, blas: str, tuned: str = "") -> dict[str, l
     """Per matmul that strata-vectorize tiles in ``fn(*args)`` (its signature, in program
     order), the configs to measure: the default first, then one per distinct code.
     ``tuned``: the choices made so far (an attention's tiles make its matmuls)."""
-    from ..passes.vectorize import matmul_plans
+    from ..passes.knobs import matmul_plans
     from ..runtime.api import compile as strata_compile
     from ..runtime.tuning_record import forced
 
@@ -148,9 +153,7 @@ def heavy_ops(fn, args, threads: int, blas: str, tuned: str = "") -> dict[str, l
 def _blas_choices(module) -> dict[str, bool]:
     """Per signature of a matmul a BLAS call can run, whether strata-fuse's cost model
     made it one (``strata.blas``)."""
-    from ..passes.base import collect_ops
-    from ..passes.fuse import BLAS_MARK, blas_sizes
-    from ..passes.tuning import matmul_signature
+    from ..passes.knobs import BLAS_MARK, blas_sizes, collect_ops, matmul_signature
 
     out: dict[str, bool] = {}
     with module.context:
@@ -161,46 +164,6 @@ def _blas_choices(module) -> dict[str, bool]:
                 signature = matmul_signature(op, op.name == "linalg.batch_matmul", sizes[1:])
                 out[signature] = BLAS_MARK in op.attributes
     return out
-
-
-def evaluate(fn, args, tuned: str, threads: int, blas: str, timing: dict) -> dict:
-    """Builds ``fn`` with the ``tuned`` tiles and times it (a local call or a Ray task):
-    ``{"seconds", "spread", "noisy", "out", "target"}``."""
-    from ..runtime.api import compile as strata_compile
-    from ..runtime.tuning_record import forced, target_key
-    from .measure import measure
-
-    timing = dict(timing)
-    exclusive = timing.pop("exclusive", False)
-    with forced(tuned):  # a Program compiles on its first call: that call is the compile
-        program = strata_compile(fn, *args, threads=threads, blas=blas)
-        out = program(*args)
-    with _measuring_alone(exclusive):
-        t = measure(lambda: program(*args), **timing)
-    return {"seconds": t.seconds, "spread": t.spread, "noisy": t.noisy, "out": out,
-            "target": target_key(), "tuned": tuned}
-
-
-class _measuring_alone:  # noqa: N801 - a context manager
-    """With ``exclusive``, holds a lock file shared by the processes of this machine
-    while timing: Ray tasks build side by side but measure one at a time per node."""
-
-    def __init__(self, exclusive: bool):
-        self.exclusive, self.file = exclusive, None
-
-    def __enter__(self):
-        if self.exclusive:
-            import fcntl
-            import tempfile
-
-            self.file = open(os.path.join(tempfile.gettempdir(), "strata-tune-measure.lock"),
-                             "w")
-            fcntl.flock(self.file, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc):
-        if self.file is not None:
-            self.file.close()  # releases the lock
 
 
 @dataclass
@@ -299,7 +262,7 @@ def tune(fn, *args, budget: float = 60.0, executor: str = "local", threads: int 
     ``clock``: ``"wall"`` or ``"cpu"`` (default: CPU time for ``threads=1``, else wall).
     """
     from ..errors import StrataError
-    from ..passes.tuning import format_tuned
+    from ..passes.knobs import format_tuned
     from ..runtime import tuning_record
     from ..runtime.api import default_threads
 

@@ -17,10 +17,11 @@ if TYPE_CHECKING:  # the bindings are imported where they are used
 
 from dataclasses import dataclass
 
+from ..errors import Diagnostic, StrataError, format_location
 from . import shapes as S
 from .types import shape_of
 
-__all__ = ["verify_op", "verify_module", "OpAttrs", "infer"]
+__all__ = ["verify_op", "verify_module", "OpAttrs", "infer", "strata_diagnostics", "check_module"]
 
 # Attributes with defaults: name -> (kind, default).
 DEFAULTS = {
@@ -232,3 +233,15 @@ def verify_module(module_op: ir.Operation) -> list[tuple[ir.Operation, str]]:
 
     module_op.walk(visit)
     return failures
+
+
+def strata_diagnostics(module: ir.Operation) -> list[Diagnostic]:
+    """Every broken rule in ``module``, as a diagnostic at its op's location."""
+    return [Diagnostic(format_location(op.location), msg) for op, msg in verify_module(module)]
+
+
+def check_module(module: ir.Operation) -> None:
+    """Raises StrataError listing every broken rule in ``module``."""
+    diags = strata_diagnostics(module)
+    if diags:
+        raise StrataError(diagnostics=diags)

@@ -40,7 +40,7 @@ from ..frontend.module import trace
 from ..pipelines.levels import level_steps
 from ..pipelines.runner import run_pipeline
 from ..runtime.allocs import scan_allocs, workspace_bytes
-from ..runtime.api import _clone, compiled_function, specialized
+from ..runtime.api import clone_module, compiled_function, specialized
 from ..runtime.engine import Engine
 from ..testing import unit_roundoff
 
@@ -156,7 +156,7 @@ class _Runner:
     def lowered(self, passes: list[str]):
         """(module after ``passes``, their remarks, allocs, workspace bytes)."""
         with self.context:
-            m = _clone(self.module)
+            m = clone_module(self.module)
             remarks, allocs, workspace = [], None, None
             at_llvm = False
             for element in passes:

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import __version__
 from ..frontend.module import trace
-from ..runtime.api import _blas, _clone, lower
+from ..runtime.api import check_blas, clone_module, lower
 from .graph import function_graph, render, source_ops, to_dot
 
 __all__ = ["html_report", "LEVELS"]
@@ -76,12 +76,12 @@ def html_report(fn, *args, path: str, costs: bool = True, blas: str = "auto",
     pictures, remarks, timing = [], [], {}
     with module.context:
         for level in LEVELS:
-            work = _clone(module.mlir)
-            level_remarks = lower(work, level, fuse_options="report=true", blas=_blas(blas))
+            work = clone_module(module.mlir)
+            level_remarks = lower(work, level, fuse_options="report=true", blas=check_blas(blas))
             graph = function_graph(work, fname, level, level_remarks, sources)
             pictures.append((level, _svg_body(render(to_dot(graph), "svg").decode())))
-        work = _clone(module.mlir)
-        remarks = lower(work, "llvm", fuse_options="report=true", blas=_blas(blas),
+        work = clone_module(module.mlir)
+        remarks = lower(work, "llvm", fuse_options="report=true", blas=check_blas(blas),
                         timing=timing)
     signature = ", ".join(f"{tuple(a.shape)} {np.asarray(a).dtype}" for a in args)
     timing_rows = [(level, "  " * depth + name, f"{seconds * 1e3:.2f}")

@@ -16,7 +16,7 @@ import os
 from ..errors import StrataError
 from ..frontend.module import Module, trace
 from ..pipelines.levels import level_index
-from ..runtime.api import _blas, _clone, lower, parse
+from ..runtime.api import check_blas, clone_module, lower, parse
 from .graph import function_graph, render, source_ops, to_dot
 
 __all__ = ["Picture", "show", "module_picture"]
@@ -76,9 +76,9 @@ def module_picture(module: Module, fname: str | None = None, level: str = "fused
         raise StrataError(f"no function '{fname}' (functions: {', '.join(names)})",
                           location="<show>")
     with module.context:
-        work = _clone(module.mlir)
+        work = clone_module(module.mlir)
         remarks = lower(work, level, fusion=fusion, layout=layout,
-                        fuse_options="report=true" if fusion else "", blas=_blas(blas))
+                        fuse_options="report=true" if fusion else "", blas=check_blas(blas))
         graph = function_graph(work, fname, level, remarks, source_ops(module.mlir))
     return Picture(graph, to_dot(graph))
 

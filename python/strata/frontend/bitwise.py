@@ -13,10 +13,12 @@ outside ``[0, bits)`` give numpy's results: 0 for ``<<``, 0 or -1 for ``>>``.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import ops as O
-from .tensor import Tensor
+from .tensor import Tensor, install_builders
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
            "left_shift", "right_shift"]
@@ -77,3 +79,5 @@ def bitwise_not(x):
 
 
 invert = bitwise_not
+
+install_builders("bitwise", sys.modules[__name__])  # Tensor's & | ^ ~ << >>

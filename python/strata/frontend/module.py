@@ -21,8 +21,9 @@ from mlir.dialects import func
 
 from ..context import new_context
 from ..dialect.types import tensor_type
+from ..dialect.verifier import check_module
 from ..errors import StrataError
-from . import ops
+from . import bitwise, ops  # noqa: F401 - bitwise: Tensor's operators call it
 from .locations import location_text, source_location, user_location
 from .record import Record
 from .scopes import SCOPES as _SCOPES
@@ -112,8 +113,6 @@ class Module:
 
     def verify(self) -> None:
         """Raises StrataError if any op breaks a rule (MLIR's or strata's)."""
-        from ..passes.verify import check_module
-
         with self.context:
             try:
                 self.mlir.operation.verify()

@@ -12,6 +12,7 @@ e.g. ``model.py:12:9: error: matmul: inner dimensions differ (64 vs 32)``.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the bindings are imported where they are used
@@ -31,7 +32,7 @@ from .locations import location_text, user_location
 from .record import ATTRIBUTES
 from .record import DIALECT as strata  # op classes by name: resolved when MLIR is built
 from .record import infer as _infer
-from .tensor import Tensor
+from .tensor import Tensor, install_builders
 
 __all__ = [
     "add", "sub", "mul", "div", "floor_divide", "remainder", "mod", "maximum", "minimum", "pow",
@@ -836,3 +837,6 @@ def conv_transpose2d(x, filter, stride=1, padding=0, output_padding=0, dilation=
     extra = {} if groups == 1 else {"groups": groups}
     return _emit(scope, strata.ConvTranspose2dOp, x, w, _pair(stride), _padding4(padding),
                  _pair(output_padding), _pair(dilation), layout, **extra)
+
+
+install_builders("ops", sys.modules[__name__])  # Tensor's operators call these

@@ -3,8 +3,8 @@
 Every op the builders of ``frontend/ops.py`` emit is also written down here, in
 order: its kind, its operands (earlier records), its attributes as Python values
 and its result type. Tracing into MLIR records as it builds (``Function.record``);
-:func:`record_trace` runs the same builders with no MLIR at all (result types from
-the pure-Python shape rules). The record's :meth:`Record.digest` names the
+``record_trace`` (frontend/recording.py) runs the same builders with no MLIR at all
+(result types from the pure-Python shape rules). The record's :meth:`Record.digest` names the
 program: two traces with equal digests build the same strata IR (locations
 aside), so the disk cache keys jit variants by it and a cache hit in a new
 process never imports the MLIR bindings::
@@ -27,10 +27,9 @@ from ..dialect import shapes as S
 from ..dialect.types import numpy_dtype
 from ..errors import StrataError
 from .locations import location_text, user_position
-from .scopes import SCOPES, param_names, return_traced, spec_of
 from .tensor import Tensor
 
-__all__ = ["DIALECT", "OpRef", "Record", "RecordingFunction", "record_trace", "ATTRIBUTES"]
+__all__ = ["DIALECT", "OpRef", "Record", "RecordingFunction", "ATTRIBUTES"]
 
 # The attributes each op class takes positionally after its operands, in order (the
 # generated builders' order; test_record.py checks this table against them).
@@ -226,21 +225,3 @@ class RecordingFunction:
     def step(self, *what) -> None:
         """Notes one builder step (see ``steps``) at the user's current line."""
         self.steps.append((*what, user_position()))
-
-
-def record_trace(fn, *examples, name: str | None = None, scope: list | None = None) -> Record:
-    """Runs ``fn`` over recording Tensor proxies shaped like ``examples`` (as ``trace``
-    does, with the same errors) and returns its Record; MLIR is not imported."""
-    names = param_names(fn, len(examples))
-    specs = {n: spec_of(e, n) for n, e in zip(names, examples, strict=True)}
-    f = RecordingFunction(name or getattr(fn, "__name__", "main").replace("<lambda>", "main"),
-                          specs)
-    if scope is not None:  # the caller keeps the recording function (its steps)
-        scope.append(f)
-    SCOPES.append(f)
-    try:
-        return_traced(f, fn(*f.args))
-    finally:
-        f.closed = True
-        SCOPES.remove(f)
-    return f.record

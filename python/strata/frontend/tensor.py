@@ -325,16 +325,24 @@ class Tensor:
         return _ops().getitem(self, index)
 
 
-def _ops():
-    from . import ops
+# The builders Tensor's operators call: frontend/ops.py and frontend/bitwise.py. Both
+# import Tensor, so this module does not import them: each installs itself here when it
+# is imported, and every way to make tensors imports both first (frontend/module.py's
+# Function and trace, frontend/recording.py's record_trace).
+_BUILDERS: dict = {}
 
-    return ops
+
+def install_builders(name: str, module) -> None:
+    """Makes ``module`` the ``name`` (``ops`` or ``bitwise``) builders of the operators."""
+    _BUILDERS[name] = module
+
+
+def _ops():
+    return _BUILDERS["ops"]
 
 
 def _bitwise():
-    from . import bitwise
-
-    return bitwise
+    return _BUILDERS["bitwise"]
 
 
 # What the comparison operators take: anything else compares by identity.

@@ -6,22 +6,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..dialect.verifier import verify_module
-from ..errors import Diagnostic, StrataError, format_location
+from ..dialect.verifier import check_module, strata_diagnostics, verify_module
 from .base import Pass
 
 __all__ = ["VerifyPass", "check_module", "strata_diagnostics"]
-
-
-def strata_diagnostics(module: ir.Operation) -> list[Diagnostic]:
-    return [Diagnostic(format_location(op.location), msg) for op, msg in verify_module(module)]
-
-
-def check_module(module: ir.Operation) -> None:
-    """Raises StrataError listing every broken rule in ``module``."""
-    diags = strata_diagnostics(module)
-    if diags:
-        raise StrataError(diagnostics=diags)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

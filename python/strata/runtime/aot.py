@@ -86,13 +86,13 @@ def _llc_field(name: str, default: str) -> str:
 
 
 def _llc_version() -> str:
-    """``llc --version``, kept in the memo folder (cache.memo_dir) for this llc and this
+    """``llc --version``, kept in the memo folder (memo.memo_dir) for this llc and this
     CPU (running llc takes ~30 ms, most of a disk-cache hit's time in a new process)."""
     import hashlib
 
     from ..codegen.host import cpuinfo
     from . import json_file
-    from .cache import memo_dir
+    from .memo import memo_dir
 
     llc = _bin("llvm", "llc")
     try:
@@ -111,10 +111,10 @@ def _llc_version() -> str:
         pass
     import subprocess
 
-    from .cache import _save_json
+    from .memo import save_json
 
     version = subprocess.run([llc, "--version"], capture_output=True, text=True).stdout
-    _save_json(path, {"stamp": stamp, "version": version}, make=True)
+    save_json(path, {"stamp": stamp, "version": version}, make=True)
     return version
 
 

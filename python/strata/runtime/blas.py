@@ -69,8 +69,8 @@ def identity() -> str | None:
 
 def needs_library(module: ir.Module) -> bool:
     """Whether ``module`` (any level) declares a function of the BLAS library."""
-    from ..passes.blas import SYMBOLS
-    from .engine import top_level_symbols
+    from ..passes.knobs import BLAS_SYMBOLS as SYMBOLS
+    from .symbols import top_level_symbols
 
     return any(kind in ("func.func", "llvm.func") and name in SYMBOLS
                for kind, name in top_level_symbols(module))

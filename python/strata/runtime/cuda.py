@@ -22,8 +22,6 @@ ExecutionEngine is only built once ``cuda_available()`` said yes.
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import time
 
 import numpy as np
@@ -35,48 +33,12 @@ from ..errors import StrataError
 from ..frontend.locations import location_text
 from ..frontend.module import Module, trace
 from ..pipelines.runner import run_pipeline
-from .api import ProgramBase, _coerce, check_argument, parse, specialized
-from .engine import Engine, runtime_library
+from .compiled import check_argument, coerce_argument
+from .device import cuda_available, cuda_runtime_library
+from .engine import Engine
+from .program import ProgramBase, parse, specialized
 
 __all__ = ["cuda_available", "compile_cuda", "CudaProgram", "cuda_runtime_library"]
-
-_CC_MAJOR, _CC_MINOR = 75, 76  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{MAJOR,MINOR}
-
-
-@functools.cache
-def cuda_available() -> tuple[bool, str]:
-    """``(True, "sm_90: <n> device(s)")`` when a CUDA device answers, else ``(False, why)``."""
-    try:
-        cu = ctypes.CDLL("libcuda.so.1")
-    except OSError as e:
-        return False, f"the CUDA driver library libcuda.so.1 cannot be loaded ({e})"
-    rc = cu.cuInit(0)
-    if rc != 0:
-        what = {100: "CUDA_ERROR_NO_DEVICE", 999: "CUDA_ERROR_UNKNOWN"}.get(rc, f"CUresult {rc}")
-        return False, f"cuInit failed with {what}"
-    n = ctypes.c_int(0)
-    rc = cu.cuDeviceGetCount(ctypes.byref(n))
-    if rc != 0:
-        return False, f"cuDeviceGetCount failed with CUresult {rc}"
-    if n.value == 0:
-        return False, "the driver reports 0 CUDA devices"
-    dev = ctypes.c_int(0)
-    cu.cuDeviceGet(ctypes.byref(dev), 0)
-    major, minor = ctypes.c_int(0), ctypes.c_int(0)
-    cu.cuDeviceGetAttribute(ctypes.byref(major), _CC_MAJOR, dev)
-    cu.cuDeviceGetAttribute(ctypes.byref(minor), _CC_MINOR, dev)
-    return True, f"sm_{major.value}{minor.value}: {n.value} device(s)"
-
-
-def device_chip() -> str | None:
-    """``sm_XY`` of device 0, or None without a device."""
-    ok, reason = cuda_available()
-    return reason.split(":")[0] if ok else None
-
-
-def cuda_runtime_library() -> str:
-    return runtime_library("libmlir_cuda_runtime.so")
-
 
 def gpu_binaries(module: ir.Module) -> list[tuple[str, int, bytes]]:
     """``(symbol, format, object bytes)`` of every gpu.binary object in ``module``."""
@@ -216,7 +178,7 @@ class CudaProgram(ProgramBase):
                 check_argument(a.dtype, a.shape, s, d, n, fname, what="device array")
                 arrays.append(a)
             else:
-                arrays.append(to_device(_coerce(a, s, d, n, fname)))
+                arrays.append(to_device(coerce_argument(a, s, d, n, fname)))
         compiled = self._get(fname, [(a.shape, d) for a, (_, d) in
                                      zip(arrays, specs, strict=True)], resident=True)
         self.stats.calls += 1

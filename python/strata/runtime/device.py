@@ -29,15 +29,52 @@ import numpy as np
 from ..dialect.types import dtype_of_numpy
 from ..errors import StrataError
 from ..frontend.locations import location_text
+from .engine import runtime_library
 
-__all__ = ["DeviceArray", "to_device", "ensure_context"]
+__all__ = ["DeviceArray", "to_device", "ensure_context", "cuda_available", "device_chip",
+           "cuda_runtime_library"]
+
+_CC_MAJOR, _CC_MINOR = 75, 76  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_{MAJOR,MINOR}
+
+
+@cache
+def cuda_available() -> tuple[bool, str]:
+    """``(True, "sm_90: <n> device(s)")`` when a CUDA device answers, else ``(False, why)``."""
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+    except OSError as e:
+        return False, f"the CUDA driver library libcuda.so.1 cannot be loaded ({e})"
+    rc = cu.cuInit(0)
+    if rc != 0:
+        what = {100: "CUDA_ERROR_NO_DEVICE", 999: "CUDA_ERROR_UNKNOWN"}.get(rc, f"CUresult {rc}")
+        return False, f"cuInit failed with {what}"
+    n = ctypes.c_int(0)
+    rc = cu.cuDeviceGetCount(ctypes.byref(n))
+    if rc != 0:
+        return False, f"cuDeviceGetCount failed with CUresult {rc}"
+    if n.value == 0:
+        return False, "the driver reports 0 CUDA devices"
+    dev = ctypes.c_int(0)
+    cu.cuDeviceGet(ctypes.byref(dev), 0)
+    major, minor = ctypes.c_int(0), ctypes.c_int(0)
+    cu.cuDeviceGetAttribute(ctypes.byref(major), _CC_MAJOR, dev)
+    cu.cuDeviceGetAttribute(ctypes.byref(minor), _CC_MINOR, dev)
+    return True, f"sm_{major.value}{minor.value}: {n.value} device(s)"
+
+
+def device_chip() -> str | None:
+    """``sm_XY`` of device 0, or None without a device."""
+    ok, reason = cuda_available()
+    return reason.split(":")[0] if ok else None
+
+
+def cuda_runtime_library() -> str:
+    return runtime_library("libmlir_cuda_runtime.so")
 
 _local = threading.local()
 
 
 def _require_device() -> None:
-    from .cuda import cuda_available
-
     ok, reason = cuda_available()
     if not ok:
         raise StrataError(f"no CUDA device: {reason}", location=location_text(),
@@ -51,8 +88,6 @@ def _driver():
 
 @cache
 def _runtime():
-    from .cuda import cuda_runtime_library
-
     lib = ctypes.CDLL(cuda_runtime_library())
     lib.mgpuMemAlloc.restype = ctypes.c_void_p
     lib.mgpuMemAlloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]

@@ -22,6 +22,8 @@ from functools import cache
 
 import numpy as np
 
+from .symbols import top_level_symbols
+
 __all__ = ["Engine", "Kernel", "address", "runtime_library", "descriptor_class", "set_target",
            "uses_thread_runtime", "thread_runtime_of",
            "load_runtime_libraries", "keep_for_good"]
@@ -96,27 +98,6 @@ def uses_thread_runtime(module: ir.Module) -> bool:
     return thread_runtime_of(module) is not None
 
 
-def top_level_symbols(module: ir.Module) -> list[tuple[str, str]]:
-    """``(op name, symbol name)`` of the module's top-level ops that have a symbol.
-
-    Walks ``ir.Operation``s rather than iterating the body: the body's op views (and
-    the results' types) make the bindings import the ops' dialect modules, and
-    ``mlir.dialects.llvm`` alone takes ~0.1 s to import."""
-    from mlir import ir
-
-    found = []
-
-    def visit(op):
-        if op.name == "builtin.module":
-            return ir.WalkResult.ADVANCE
-        if "sym_name" in op.attributes:
-            found.append((op.name, ir.StringAttr(op.attributes["sym_name"]).value))
-        return ir.WalkResult.SKIP
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 # Threaded code is never unloaded: after a call returns, a worker thread of the
 # async runtime may still be running the tail of one of its tasks (the code after
 # it signalled completion), so freeing the code could pull it from under the worker.
@@ -150,7 +131,7 @@ def capped_opt_level(module: ir.Module, opt_level: int) -> int:
     by strata-fuse where LLVM's -O3 costs seconds and gains nothing over -O2)."""
     from mlir import ir
 
-    from ..passes.fusion.im2col import OPT_LEVEL_CAP
+    from ..passes.knobs import OPT_LEVEL_CAP
 
     attrs = module.operation.attributes
     if OPT_LEVEL_CAP in attrs:

@@ -109,11 +109,11 @@ def export_library(fn_or_module, *examples, path: str, opt_level: int = 3,
     dependency), ``auto`` or ``always`` (matmuls may call numpy's OpenBLAS; see
     the module's docstring).
     """
-    from .api import _blas, _clone, lower
     from .blas import library, needs_library
+    from .program import check_blas, clone_module, lower
 
     user_path = path
-    blas = _blas(blas)
+    blas = check_blas(blas)
     path = _check_destination(path)
     if isinstance(fn_or_module, Module):
         module = fn_or_module
@@ -122,7 +122,7 @@ def export_library(fn_or_module, *examples, path: str, opt_level: int = 3,
     else:
         raise StrataError("export_library takes a strata.Module or a Python function with "
                           "example arguments", location=location_text())
-    clone = _clone(module.mlir)
+    clone = clone_module(module.mlir)
     signatures = []
     for op in clone.body.operations:
         if op.operation.name != "func.func":

@@ -70,7 +70,7 @@ def time_call(compiled, arrays, budget: float = 0.05, repeats: int = 3) -> float
 def choose_fusion(program, fname, arg_specs):
     """``(strata-fuse options, report lines)`` after measuring every candidate both ways."""
     arrays = _inputs(arg_specs)
-    base, remarks, _ = program._build(fname, arg_specs, "report=true")
+    base, remarks, _ = program.build(arg_specs, function=fname)
     base_time = time_call(base, arrays)
     candidates = []
     for r in remarks:
@@ -81,7 +81,8 @@ def choose_fusion(program, fname, arg_specs):
     chosen, report = [], []
     for number, fused, _text in candidates:
         flip = "off" if fused else "on"
-        variant, _, _ = program._build(fname, arg_specs, f"report=true decisions={number}={flip}")
+        variant, _, _ = program.build(arg_specs, function=fname,
+                                      fuse_options=f"report=true decisions={number}={flip}")
         t = time_call(variant, arrays)
         fused_t, unfused_t = (base_time, t) if fused else (t, base_time)
         keep_fused = fused_t <= unfused_t * 1.02 if fused else fused_t < unfused_t * 0.98

@@ -116,7 +116,7 @@ def note_fallback() -> None:
 
 @cache
 def _warn_fallback() -> None:
-    from .api import StrataPerformanceWarning
+    from .performance import StrataPerformanceWarning
 
     warnings.warn("strata: LLVM's OpenMP runtime (libomp) was not found, so threaded code "
                   "runs its parallel loops on MLIR's async runtime, whose sleeping workers "

@@ -13,7 +13,7 @@ Containers are tuples, lists, dicts (keys in sorted order, as JAX orders them, s
 and ``None`` (an empty tree). Everything else is a leaf: a numpy array, a numpy or
 Python scalar, a TensorSpec. ``flatten`` gives the leaves and a hashable ``Tree``
 that records the containers; a call compiles one flat function per argument tree
-(``runtime/api.py``), so the tree is part of what selects a compiled variant, and the
+(``runtime/jit.py``), so the tree is part of what selects a compiled variant, and the
 leaves are its positional arguments, named after their paths (``params_w1``) in
 guards and messages.
 """

@@ -34,8 +34,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import shutil
-import tempfile
 import time
 import warnings
 
@@ -162,71 +160,28 @@ def unpack(blob: bytes) -> dict[str, bytes]:
     return files
 
 
-def _validate(key: str, files: dict[str, bytes]) -> None:
-    """Raises ValueError unless ``files`` are a whole, undamaged entry for ``key`` and
-    this process's target (CPU and features, versions, strata's source)."""
-    import hashlib
-
-    from . import cache
-
-    if sorted(files) != sorted(cache.FILES + (cache.MANIFEST,)):
-        raise ValueError(f"files {sorted(files)}")
-    manifest = json_file.loads(files[cache.MANIFEST])
-    if not isinstance(manifest, dict) or sorted(manifest) != sorted(cache.FILES):
-        raise ValueError("bad manifest")
-    for name in cache.FILES:
-        if hashlib.sha256(files[name]).hexdigest() != manifest[name]:
-            raise ValueError(f"{name} does not match its checksum")
-    meta = json_file.loads(files["meta.json"])
-    if not isinstance(meta, dict) or meta.get("format") != cache.FORMAT:
-        raise ValueError("another format")
-    parts = meta.get("key")
-    if not isinstance(parts, dict) or cache.key_of(parts) != key:
-        raise ValueError("its key parts do not hash to its key")
-    if parts.get("cpu") != cache._cpu():
-        raise ValueError(f"built for another CPU ({parts.get('cpu')})")
-    if parts.get("versions") != cache._versions():
-        raise ValueError(f"built by other versions ({parts.get('versions')})")
-    if parts.get("source") != cache._source_fingerprint():
-        raise ValueError("built by other strata code")
-
-
-def fetch(key: str, root: str) -> bool:
-    """Installs the shared entry ``key`` into the local cache folder ``root``; whether it
-    did. A peer compiling the key holds its lease: wait for its entry (or the lease's end)."""
+def fetch(key: str) -> dict[str, bytes] | None:
+    """The files of the shared entry ``key``, unpacked, or None; runtime/cache.py validates
+    them, installs them and then releases the lease. A peer compiling the key holds its
+    lease: wait for its entry (or the lease's end)."""
     if not enabled() or key in _held:
-        return False
+        return None
     blob = _call("get", entry_name(key))
     if blob is None and enabled() and _wait_for_peer(key):
         blob = _call("get", entry_name(key))
     if blob is None:
-        return False
+        return None
     try:
-        files = unpack(blob)
-        _validate(key, files)
+        return unpack(blob)
     except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as e:
-        _warn("rejected", f"rejected the shared cache's entry {key} ({e}); compiled locally "
-              "(later rejections are silent)")
-        return False
-    from .cache import _make_root
+        reject(key, e)
+        return None
 
-    final = os.path.join(root, key)
-    try:
-        _make_root(root)
-        tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
-    except OSError:
-        return False
-    try:
-        for name, data in files.items():
-            with open(os.path.join(tmp, name), "wb") as f:
-                f.write(data)
-        os.replace(tmp, final)
-    except OSError:  # another process installed it first, or the disk is full
-        shutil.rmtree(tmp, ignore_errors=True)
-        return os.path.isdir(final)
-    finally:
-        release_lease(key)  # taken while a peer's entry was being published: not needed
-    return True
+
+def reject(key: str, error: Exception) -> None:
+    """Says (once a process) that the shared entry ``key`` was not used, and why."""
+    _warn("rejected", f"rejected the shared cache's entry {key} ({error}); compiled locally "
+          "(later rejections are silent)")
 
 
 def _lease_seconds() -> float:

@@ -124,7 +124,7 @@ def entry_problem(entry) -> str | None:
     not a multiple of the vector lanes, is still the pass's located error.)"""
     import re
 
-    from ..passes.tuning import BOOL_KNOBS, KNOBS, SIGNATURE, ZERO_MEANS_HOST
+    from ..passes.knobs import BOOL_KNOBS, KNOBS, SIGNATURE, ZERO_MEANS_HOST
 
     if not isinstance(entry, dict):
         return f"an entry is {json_file.kind(entry)}, not an object"
@@ -208,7 +208,7 @@ def tuned_text(threads: int) -> str:
     configs = matching(threads)
     if not configs:
         return ""
-    from ..passes.tuning import format_tuned
+    from ..passes.knobs import format_tuned
 
     return format_tuned(configs)
 

@@ -16,23 +16,17 @@ import numpy as np
 from ..frontend import bitwise as B
 from ..frontend import ops as S
 from ..frontend.tensor import Tensor
+from .aten_dtypes import cast_to, numpy_type, out_dtype
 
 __all__ = ["BITWISE_CONVERTERS"]
 
 
-def _aten():
-    from . import aten_ops
-
-    return aten_ops
-
-
 def _binary(fn):
     def convert(node, self, other):
-        A = _aten()
-        dtype = A._out_dtype(node)
+        dtype = out_dtype(node)
         if not isinstance(self, Tensor) and not isinstance(other, Tensor):
-            self = S.constant(np.array(self, A._np(node)), dtype)
-        values = [A._cast_to(v, dtype) if isinstance(v, Tensor) else
+            self = S.constant(np.array(self, numpy_type(node)), dtype)
+        values = [cast_to(v, dtype) if isinstance(v, Tensor) else
                   bool(v) if dtype == "i1" else int(v) for v in (self, other)]
         return fn(*values)
 
@@ -40,7 +34,7 @@ def _binary(fn):
 
 
 def _bitwise_not(node, self):
-    return B.bitwise_not(_aten()._cast_to(self, _aten()._out_dtype(node)))
+    return B.bitwise_not(cast_to(self, out_dtype(node)))
 
 
 BITWISE_CONVERTERS = {

@@ -27,34 +27,14 @@ from ..frontend import ops as S
 from ..frontend.tensor import Tensor
 from .aten_bitwise import BITWISE_CONVERTERS
 from .aten_conv3d import CONV3D_CONVERTERS, conv3d_unsupported, convolution3d
+from .aten_dtypes import cast_to as _cast_to
+from .aten_dtypes import numpy_type as _np
+from .aten_dtypes import out_dtype as _out_dtype
+from .aten_dtypes import strata_dtype
 from .aten_sort import SORT_CONVERTERS
 from .symbolic import is_symbolic, strata_shape, symbolic_numbers, symbolic_unsupported
 
 __all__ = ["CONVERTERS", "convert_node", "unsupported", "strata_dtype", "is_foldable"]
-
-_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-           torch.float64: "f64", torch.int32: "i32", torch.int64: "i64", torch.bool: "i1"}
-
-
-def strata_dtype(dtype: torch.dtype) -> str | None:
-    """The strata dtype of a torch dtype, or None."""
-    return _DTYPES.get(dtype)
-
-
-def _out_dtype(node, index=None) -> str:
-    val = node.meta.get("val")
-    if index is not None:
-        val = val[index]
-    return strata_dtype(val.dtype)
-
-
-def _cast_to(x, dtype):
-    if isinstance(x, Tensor) and x.dtype != dtype:
-        if dtype == "i1":
-            return S.not_equal(x, 0)
-        return S.cast(x, dtype)
-    return x
-
 
 def _scalar(v):
     if isinstance(v, bool):
@@ -73,12 +53,6 @@ def _with_tensor(node, fn, a, b):
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = S.constant(np.array(a, _np(node)), _out_dtype(node))
     return fn(*_operands(node, a, b))
-
-
-def _np(node):
-    dtype = _out_dtype(node)
-    return {"f32": np.float32, "f16": np.float16, "bf16": np.float32, "f64": np.float64,
-            "i32": np.int32, "i64": np.int64, "i1": np.bool_}[dtype]
 
 
 # --- elementwise -------------------------------------------------------------------------

@@ -156,7 +156,7 @@ class StrataSubgraph(torch.nn.Module):
         n = len([p for p in gm.graph.nodes if p.op == "placeholder"])
         self.keep = None if len(self.tensor_inputs) == n else self.tensor_inputs
         self.program = strata_compile(self.module, **options)
-        specs = self.program._signatures["main"][0]
+        specs, _ = self.program.signature("main")
         # compiled now, for the static shapes Dynamo guards: a failure leaves this part eager
         logger("recompiles").info(
             "torch graph: compiling a subgraph of %d ops for (%s)%s",
@@ -164,7 +164,7 @@ class StrataSubgraph(torch.nn.Module):
             ", ".join(_spec_text(s, d) for s, d in specs),
             " (dynamic dims: one compile serves every size)" if any(
                 None in tuple(s) for s, _ in specs) else "")
-        self.compiled = self.program._get("main", [(tuple(s), d) for s, d in specs])
+        self.compiled = self.program.compile(specs, function="main")
         out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
         self.single = not isinstance(out, (tuple, list))
         outs = [out] if self.single else list(out)
@@ -224,7 +224,7 @@ def _direct_call(compiled, out_dtypes):
         results = tuple(empty(shape, dtype=dtype) for shape, dtype in outs)
         pointers += [r.data_ptr() for r in results]
         if workspace:
-            pointers.append(compiled._workspace())
+            pointers.append(compiled.workspace_address())
         call(pointers)
         return results
 
@@ -413,7 +413,7 @@ _LISTED = 10  # fallbacks a warning lists
 def _warn(fallbacks: list) -> None:
     """One StrataPerformanceWarning for a graph's fallbacks, at the first one's source
     line (shown with that line, as Python shows a warning)."""
-    from ..runtime.api import StrataPerformanceWarning
+    from ..runtime.performance import StrataPerformanceWarning
 
     see = "strata.torch.explain(model, *inputs) shows the split"
     if len(fallbacks) == 1:

@@ -129,10 +129,10 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "main", *,
             f.ret(*results)
     finally:
         if not f.closed:
-            from ..frontend.module import _SCOPES
+            from ..frontend.scopes import SCOPES
 
             f.closed = True
-            _SCOPES.remove(f)
+            SCOPES.remove(f)
     return module
 
 
