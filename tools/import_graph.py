@@ -12,6 +12,13 @@ module level or inside a function alike. ``LAYERS`` lists the nodes from the
 bottom up: an import may only point to its own layer or one below, and the
 graph between nodes must have no cycle. test/unit/test_import_graph.py runs
 the same check.
+
+Inside a folder (a package: runtime, passes/fusion, ...) the modules' own import
+graph must have no cycle either (``module_edges``, ``module_cycles``; imports
+inside functions count here too). And a private name (``_x``) is its folder's:
+``private_imports`` finds ``from m import _x`` and ``m._x`` of a module in
+another folder, ``private_attributes`` an ``obj._x`` where ``_x`` is defined
+only in other folders of strata (a reach into another package's object).
 """
 
 from __future__ import annotations
@@ -123,6 +130,168 @@ def problems(graph: dict[tuple[str, str], list[str]]) -> list[str]:
     return found
 
 
+def _modules(root: str = ROOT) -> dict[str, str]:
+    """``strata.runtime.jit`` -> its path, for every module (a package by its __init__)."""
+    out = {}
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if name.endswith(".py"):
+                rel = os.path.relpath(os.path.join(folder, name), root)[:-3].split(os.sep)
+                if rel[-1] == "__init__":
+                    rel = rel[:-1]
+                out[".".join(["strata"] + rel)] = os.path.join(folder, name)
+    return out
+
+
+def _folder(module: str, mods: dict[str, str]) -> str:
+    """The package ``module`` belongs to: itself for a package, else its parent."""
+    return module if mods[module].endswith("__init__.py") else module.rsplit(".", 1)[0]
+
+
+def _imports(module: str, mods: dict[str, str]):
+    """``(line, imported module, [names taken from it], {alias: module})`` per import of
+    strata in ``module`` (inside functions too)."""
+    path = mods[module]
+    package = _folder(module, mods).split(".")
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+            else:
+                target = node.module
+            if not target.startswith("strata"):
+                continue
+            names, aliases = [], {}
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                if sub in mods:  # `from . import cache`: the module cache
+                    aliases[a.asname or a.name] = sub
+                    yield node.lineno, sub, [], {}
+                else:
+                    names.append(a.name)
+            if names or not aliases:
+                yield node.lineno, target, names, aliases
+            else:  # only modules: their aliases still count as module names
+                yield node.lineno, None, [], aliases
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("strata"):
+                    yield node.lineno, a.name, [], {a.asname: a.name} if a.asname else {}
+
+
+def _owner(target: str, mods: dict[str, str]) -> str | None:
+    """The module an import names (``strata.runtime.api.x`` -> ``strata.runtime.api``)."""
+    while target not in mods and "." in target:
+        target = target.rsplit(".", 1)[0]
+    return target if target in mods else None
+
+
+def module_edges(root: str = ROOT) -> dict[tuple[str, str], list[str]]:
+    """``(module, module) -> ["file:line", ...]`` for imports between two modules of one
+    folder (a package's ``__init__`` counts as one of its modules)."""
+    mods = _modules(root)
+    out: dict[tuple[str, str], list[str]] = {}
+    for module in sorted(mods):
+        folder = _folder(module, mods)
+        for line, target, _, _ in _imports(module, mods):
+            dst = target and _owner(target, mods)
+            if dst is None or dst == module:
+                continue
+            if dst == folder or _folder(dst, mods) == folder:
+                rel = os.path.relpath(mods[module], root)
+                out.setdefault((module, dst), []).append(f"{rel}:{line}")
+    return out
+
+
+def module_cycles(graph: dict[tuple[str, str], list[str]]) -> list[str]:
+    """Each circle of imports among the modules of a folder, as a sentence."""
+    succ: dict[str, set[str]] = {}
+    for src, dst in graph:
+        succ.setdefault(src, set()).add(dst)
+    found, state = [], {}
+
+    def visit(node, stack):
+        state[node] = 1
+        for nxt in sorted(succ.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                where = [graph[(a, b)][0] for a, b in zip(cycle, cycle[1:], strict=False)]
+                found.append("import cycle " + " -> ".join(cycle) + f" ({', '.join(where)})")
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for node in sorted(succ):
+        if node not in state:
+            visit(node, [node])
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_imports(root: str = ROOT) -> list[str]:
+    """Every use of a private name (``_x``, not ``__x__``) of a module in another folder:
+    ``from m import _x``, and ``m._x`` on a module ``m`` imported by name."""
+    mods = _modules(root)
+    found = []
+    for module in sorted(mods):
+        folder, rel = _folder(module, mods), os.path.relpath(mods[module], root)
+        aliases = {}
+        for line, target, names, alias in _imports(module, mods):
+            aliases.update(alias)
+            owner = target and _owner(target, mods)
+            if owner is None or _folder(owner, mods) == folder or owner == folder:
+                continue
+            for name in filter(_private, names):
+                found.append(f"{rel}:{line}: from {target} import {name}")
+        with open(mods[module]) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and _private(node.attr) and
+                    isinstance(node.value, ast.Name) and node.value.id in aliases):
+                target = aliases[node.value.id]
+                if _folder(target, mods) != folder and target != folder:
+                    found.append(f"{rel}:{node.lineno}: {target}.{node.attr}")
+    return found
+
+
+def private_attributes(root: str = ROOT) -> list[str]:
+    """Every ``obj._x`` (``obj`` not ``self`` or ``cls``) in a folder that defines no ``_x``
+    while another folder of strata does: a reach into another package's object (a
+    Program's ``_signatures``, say). Names strata does not define (``sys._getframe``,
+    a torch op's ``_schema``) are other libraries' and not counted."""
+    mods = _modules(root)
+    defined: dict[str, set[str]] = {}
+    uses = []
+    for module in sorted(mods):
+        folder = _folder(module, mods)
+        names = defined.setdefault(folder, set())
+        with open(mods[module]) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                if isinstance(node.ctx, (ast.Store, ast.Del)):
+                    names.add(node.attr)
+                elif _private(node.attr) and not (isinstance(node.value, ast.Name) and
+                                                  node.value.id in ("self", "cls")):
+                    uses.append((folder, node.attr, module, node.lineno))
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".")[0])
+    everywhere = set().union(*defined.values())
+    return [f"{os.path.relpath(mods[module], root)}:{line}: .{name}"
+            for folder, name, module, line in uses
+            if name not in defined[folder] and name in everywhere]
+
+
 def dot(graph) -> str:
     lines = ["digraph strata {", "  rankdir=BT;", '  node [shape=box, fontname="Helvetica"];']
     for i, layer in enumerate(LAYERS):
@@ -161,7 +330,10 @@ def main(argv: list[str]) -> int:
             print(f"wrote {argv[1]} (no Graphviz `dot` here to draw it)")
     for (src, dst), where in sorted(graph.items()):
         print(f"{src:>12} -> {dst:<12} {len(where):3} import(s)")
-    found = problems(graph)
+    inner = module_edges()
+    print(f"{len(graph)} edges between nodes; {len(inner)} between modules of one folder")
+    found = (problems(graph) + module_cycles(inner) + private_imports() +
+             private_attributes())
     for p in found:
         print("PROBLEM:", p)
     return 1 if found else 0
