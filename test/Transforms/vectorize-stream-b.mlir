@@ -5,7 +5,8 @@
 
 // 64x96 @ 96x128 in cache tiles of 32 rows x 64 columns x 32 deep (8x32 register
 // tiles): B is packed one 32 x 64 tile at a time, inside the N and K loops, into a
-// 2x32x32 tensor of its own (two 32-wide panels), copied by 8 x 32 vectors, and then
+// 2x32x32 tensor of its own (two 32-wide panels), copied by 8 x 32 vectors (8 rows of
+// B, each row across all panels before the next 8), and then
 // used by every M tile; no pack of the whole of B comes before the product.
 // CHECK-LABEL: func.func @stream_b
 // CHECK-SAME: (%[[A:[a-z0-9]+]]: tensor<64x96xf32>, %[[B:[a-z0-9]+]]: tensor<96x128xf32>)
@@ -17,7 +18,9 @@
 // CHECK: %[[AK:.+]] = tensor.extract_slice %[[PA]][0, %[[K]], 0] [8, 32, 8]
 // CHECK: %[[BT:.+]] = tensor.extract_slice %[[B]][%[[K]], %{{.+}}] [32, 64]
 // CHECK: %[[DEST:.+]] = tensor.empty() : tensor<2x32x32xf32>
-// CHECK: %[[PB:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[DEST]]) -> (tensor<2x32x32xf32>)
+// B's rows are read in order: 8 rows at a time, each across both panels
+// CHECK: %[[PB:.+]] = scf.for %{{.+}} = %{{.+}} to %c32 step %c8 iter_args(%{{.+}} = %[[DEST]]) -> (tensor<2x32x32xf32>)
+// CHECK-NEXT: scf.for %{{.+}} = %{{.+}} to %c2 step %c1
 // CHECK: tensor.extract_slice %[[BT]][{{.+}}] [8, 32]
 // CHECK: vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
 // CHECK: vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<1x8x32xf32>

@@ -419,7 +419,10 @@ def _stream_b_tiles(gen, b_pack, plan, reg, panels, depth, parallel):
         # whole-size buffer: 1024^3, one thread, 14.3 -> 13.6 ms. (In an scf.forall the
         # buffer would be allocated per task, and malloc's time lost the gain.)
         apply_patterns(k_tiles.loops[0], tensor.ApplyFoldTensorEmptyPatternsOp)
-    copy = structured.TileUsingForOp(b_tile, sizes=tile)
+    # B's rows in order, each across every panel of the tile (the panel loop outermost
+    # read each row 8 times, 128 bytes each, 16 KB apart for a 4096-wide weight: a page
+    # per row and no stream for the prefetcher; MLP, one thread: ~1.5% faster)
+    copy = structured.TileUsingForOp(b_tile, sizes=tile, interchange=[1, 0])
     structured.VectorizeOp(copy.tiled_linalg_op, vector_sizes)
     rows = structured.TileUsingForOp(k_tiles.tiled_linalg_op, sizes=[panels[0], 0, 0])
     micro = structured.TileUsingForOp(rows.tiled_linalg_op, sizes=[1, 1, 1],
