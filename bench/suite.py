@@ -538,7 +538,8 @@ def main(argv=None):
                    + ", ".join(PEERS) + " (also ort, openvino-bf16)")
     p.add_argument("--deploy", action="store_true",
                    help="issue 38's rows (matmul 1024, MLP, softmax, attention 8x512x64, conv "
-                   "+bias +relu, layer_norm, chain) at 1 and 2 threads, against every peer")
+                   "+bias +relu, layer_norm, chain, and the decode shapes: one token's x @ w "
+                   "and attention over a KV cache) at 1 and 2 threads, against every peer")
     p.add_argument("--budget", type=float, default=None, help="seconds of warm calls per system")
     p.add_argument("--processes", type=int, default=None,
                    help="fresh processes per (row, system, threads), the best kept (default 2; "

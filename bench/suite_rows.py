@@ -119,6 +119,45 @@ def _matmul_row(m, n, k, *, odd=False, quick=False, batch=None, deploy=False):
         deploy=deploy, torch_compile=deploy)
 
 
+# ---- decode: one token against a weight or a KV cache (bandwidth-bound) -----------------
+
+def _decode_matvec_row(k=4096, n=4096):
+    """``x @ w`` for one token: the whole weight read once, 2 flops per 4 bytes."""
+    return Row(
+        name=f"decode x@w 1x{n}x{k}", group="decode", shapes=[(1, k), (k, n)],
+        strata=lambda x, w: x @ w, numpy=lambda x, w: x @ w, torch=lambda x, w: x @ w,
+        jax=lambda x, w: x @ w, flops=2.0 * k * n, bytes=4.0 * (k * n + k + n),
+        peer="numpy", goal=1.0, limit="copy", limit_goal=0.9, threads=(1, 2),
+        torch_compile=True, deploy=True)
+
+
+def _decode_attention_row(heads=32, keys=4096, dim=128):
+    """One query per head against a KV cache of ``keys`` tokens: K and V read once."""
+    scale = 1.0 / math.sqrt(dim)
+
+    def strata_fn(q, k, v):
+        s = _strata()
+        return s.softmax((q @ s.transpose(k, [0, 2, 1])) * scale) @ v
+
+    def numpy_fn(q, k, v):
+        s = (q @ k.transpose(0, 2, 1)) * np.float32(scale)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True)) @ v
+
+    def torch_fn(q, k, v):
+        return _t().softmax((q @ k.transpose(1, 2)) * scale, -1) @ v
+
+    def jax_fn(q, k, v):
+        return _jax().nn.softmax((q @ k.transpose(0, 2, 1)) * scale, axis=-1) @ v
+
+    return Row(
+        name=f"decode attention {heads}x1x{keys}x{dim}", group="decode",
+        shapes=[(heads, 1, dim), (heads, keys, dim), (heads, keys, dim)], strata=strata_fn,
+        numpy=numpy_fn, torch=torch_fn, jax=jax_fn, flops=4.0 * heads * keys * dim,
+        bytes=4.0 * heads * (2 * keys * dim + 2 * dim), peer="torch", goal=1.0,
+        limit="copy", limit_goal=0.9, threads=(1, 2), torch_compile=True, deploy=True)
+
+
 # ---- conv2d -------------------------------------------------------------------------------
 
 def _conv_row(n, c, hw, f, k, stride, layout="NCHW", relu=True, quick=False, groups=1,
@@ -381,6 +420,8 @@ def rows() -> list[Row]:
         _matmul_row(7, 4096, 4096, odd=True),
         _matmul_row(4096, 7, 4096, odd=True),
         _matmul_row(512, 512, 512, batch=8),
+        _decode_matvec_row(),
+        _decode_attention_row(),
         _conv_row(1, 64, 56, 64, 3, 1, quick=True),
         _conv_row(1, 64, 56, 64, 3, 1, bias=True, deploy=True),       # issue 38's conv row
         _conv_row(1, 64, 56, 64, 3, 1, layout="NHWC"),

@@ -343,3 +343,15 @@ def test_runtime_mask_with_tiles_past_first(monkeypatch):
     out = strata.compile(m)(qa, ka, va, keep)
     assert not np.isnan(out).any()
     assert_close(out, masked_reference(qa, ka, va, 1.0, keep), reduction_length=seq, ops=8)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("sq", [1, 4])
+def test_decode_step_runs_unfused_as_dot_products(sq, threads):
+    # a decode step (few queries against many keys) is left to the unfused path: its
+    # scores are dot products of K's rows, no transposed copy of K
+    heads, sk, d = 4, 300, 64
+    fused = run(heads, sq, sk, d, threads=threads)
+    # the two matmuls are still there (the softmax is strata-row-kernels' by now); K's
+    # transpose too, for strata-layout to fold into the scores' matmul
+    assert fused.count("linalg.batch_matmul") == 2 and "linalg.transpose" in fused

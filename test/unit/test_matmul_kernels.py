@@ -519,3 +519,26 @@ def test_matmul_f32_streamed_b(features, threads, mnk):
     linear = strata.jit(lambda x, w, b: strata.relu(x @ w.T + b), threads=threads,
                         blas="never")
     _check(linear(a, w, bias), a, w.T, "f32", bias=bias, relu=True)
+
+
+# At most DOT_ROWS rows against a transposed B (one token's x @ w.T, a decode step's
+# q @ k.T): each output a dot product of two contiguous rows, vectorized along K in
+# partial sums (strata-vectorize's dot rows); K odd, shorter than two vectors, long
+@pytest.mark.parametrize("features", WIDTHS, indirect=True)
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mnk", [(1, 7, 16), (3, 300, 100), (4, 1000, 1024), (1, 4096, 4096)],
+                         ids=str)
+def test_dot_rows(features, threads, mnk):
+    m, n, k = mnk
+    rng = np.random.default_rng(m + 7 * n + k)
+    x, w = _rand(rng, (m, k), "f32"), _rand(rng, (n, k), "f32")
+    f = strata.jit(lambda x, w: x @ w.T, threads=threads, blas="never")
+    _check(f(x, w), x, w.T, "f32")
+    heads = 3
+    q, keys = _rand(rng, (heads, m, k), "f32"), _rand(rng, (heads, n, k), "f32")
+    g = strata.jit(lambda q, keys: (q @ strata.transpose(keys, [0, 2, 1])) * 0.5,
+                   threads=threads)  # blas="auto": the cost model keeps it generated
+    ref = np.einsum("hmk,hnk->hmn", q.astype(np.float64), keys.astype(np.float64)) * 0.5
+    assert_close(g(q, keys), ref, "f32", reduction_length=k, ops=2,
+                 magnitude=np.einsum("hmk,hnk->hmn", np.abs(q).astype(np.float64),
+                                     np.abs(keys).astype(np.float64)) * 0.5)

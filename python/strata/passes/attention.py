@@ -30,7 +30,12 @@ skipped. A selected mask is any SQ x SK bool (or integer) tensor known at run ti
 buffer): it becomes a fourth input of the kernel, read a tile at a time (Mask). A
 scale applied after a mask must be positive. Anything else stays on the unfused path: other dtypes (f16/bf16
 softmaxes run in f32 between casts, which this does not match), dynamic shapes,
-other masks, an intermediate with another user.
+other masks, an intermediate with another user, and a decode step's few queries
+(at most strata-vectorize's ``DOT_ROWS`` per head, head dim at least a vector, at least
+``DECODE_KEYS`` keys): the
+kernel reads a transposed copy of K, made for many query rows; for one query that copy
+is the whole cost, while unfused the scores are dot products of K's rows (32 heads x 1
+query x 4096 keys x 128, one thread: 157 ms fused, 9.6 ms unfused; numpy 7.1 ms on 2).
 
 Tile sizes come from the host (``choose_tiles``: codegen/host.py's vector width
 and L2 size), or from ``block-q``/``block-k``, or per attention from autotuning's
@@ -57,8 +62,14 @@ from .base import Pass, collect_ops, option, threads_option, zero_filled
 from .fusion.attention_kernel import AttentionShape, Layout, Mask, kernel_text
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import attention_signature, parse_tuned
+from .vectorize import DOT_ROWS
 
 __all__ = ["AttentionPass", "choose_tiles"]
+
+
+# A decode step (few queries, head dim at least a vector) stays unfused from this many keys
+# on: below it the transposed copy of K is small, and the fused kernel's one pass wins
+DECODE_KEYS = 64
 
 
 class _NoMatch(Exception):
@@ -342,6 +353,10 @@ def match(softmax) -> _Match:
     if kts[0] != shape.heads or vs[0] != shape.heads or kts[1] != shape.d or \
             vs[1] != shape.sk:
         raise _NoMatch("Q, Kᵀ and V shapes disagree")
+    if shape.sq <= DOT_ROWS and shape.d >= f32_lanes() and shape.sk >= DECODE_KEYS:
+        raise _NoMatch(f"{shape.sq} queries per head (a decode step): the scores run as "
+                       "dot products of K's rows (strata-vectorize's dot rows), not on a "
+                       "transposed copy of K")
     mask_value, mask = selected or (None, None)
     m = _Match(softmax, pv, ops, q, kt, v, shape, mm_rank, scale, causal, mask=mask,
                mask_value=mask_value)

@@ -100,6 +100,7 @@ from .fusion.merge import is_elementwise_producer, merge_into, n_inputs, same_fu
 from .fusion.model import body_cost, edge_cost, loop_ranges
 from .tuning import PATTERN as TUNED_PATTERN
 from .tuning import matmul_signature, parse_tuned
+from .vectorize import DOT_ROWS
 
 __all__ = ["FusePass", "describe", "blas_sizes", "contraction_maps", "BLAS_MARK"]
 
@@ -400,7 +401,8 @@ class FusePass(Pass):
             cost = blas_estimate(batch, m, n, k, epilogue=epilogue, threads=self.threads,
                                  lanes=lanes, transposed=_transposed_elements(op),
                                  packable=_standard_order(op),
-                                 im2col=im2col_row_width(op) is not None)
+                                 im2col=im2col_row_width(op) is not None,
+                                 dot_rows=_dot_rows(op, m, k, lanes))
             shape = f"{batch}x{m}x{n}x{k}" if op.name == "linalg.batch_matmul" else \
                 f"{m}x{n}x{k}"
             predicted = (f"predicted BLAS {_us(cost.blas_us)}, generated "
@@ -440,14 +442,17 @@ def _standard_order(op) -> bool:
 
 
 def _packed_unfused(producer, threads):
-    """Why ``producer`` should run on packed panels with its epilogue as its own loop (the
-    cost model's two predictions), or None where tiling the epilogue into it is predicted
-    faster or packing does not apply."""
+    """Why ``producer`` should run on packed panels (or as dot products of rows) with its
+    epilogue as its own loop (the cost model's two predictions), or None where tiling the
+    epilogue into it is predicted faster or packing does not apply."""
     from ..codegen.host import f32_lanes
 
     if producer.name not in ("linalg.matmul", "linalg.batch_matmul") or in_loop(producer):
         return None
     sizes = blas_sizes(producer)
+    if sizes is not None and _dot_rows(producer, sizes[1], sizes[3], f32_lanes()):
+        return ("the matmul runs as dot products of rows (few rows, B transposed: "
+                "strata-vectorize's dot-rows) and the epilogue as its own loop")
     if sizes is None or not _standard_order(producer):
         return None
     lanes = f32_lanes()
@@ -461,6 +466,19 @@ def _packed_unfused(producer, threads):
                           im2col=im2col, transposed=transposed)
     return (f"the matmul runs on packed panels and the epilogue as its own loop "
             f"(predicted {_us(cost.generated_us)}; tiled together {_us(fused.generated_us)})")
+
+
+def _dot_rows(op, m, k, lanes) -> bool:
+    """Whether strata-vectorize would run the matmul as dot products of rows (its
+    ``dot_rows``: at most DOT_ROWS rows, B a transposed matrix that strata-layout folds
+    into the op, K at least a vector)."""
+    b = op.operands[1].owner
+    b = b.operation if hasattr(b, "operation") else None
+    if m > DOT_ROWS or k < lanes or b is None or b.name != "linalg.transpose":
+        return False
+    perm = list(ir.DenseI64ArrayAttr(b.attributes["permutation"]))
+    rank = len(perm)
+    return rank >= 2 and perm == list(range(rank - 2)) + [rank - 1, rank - 2]
 
 
 def _transposed_elements(op) -> int:

@@ -55,10 +55,10 @@ from dataclasses import dataclass
 
 from .base import PassPipeline, option, threads_option
 from .flatten_forall import FlattenForallPass
+from .lower_vectors import LowerVectorsPass
 from .nontemporal_stores import NontemporalStoresPass
 from .prefetch_rows import PrefetchRowsPass
 from .strided_copies import StridedCopiesPass
-from .lower_vectors import LowerVectorsPass
 
 __all__ = ["LowerToLLVMPass", "THREAD_RUNTIMES"]
 

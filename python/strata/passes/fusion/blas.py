@@ -136,7 +136,7 @@ def _use(size: int, tile: int) -> float:
 
 def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int = 1,
              lanes: int = 16, transposed: int = 0, packable: bool = True,
-             im2col: bool = False) -> BlasEstimate:
+             im2col: bool = False, dot_rows: bool = False) -> BlasEstimate:
     """The cost model's prediction for a ``batch`` x (M x K) @ (K x N) f32 matmul.
 
     ``epilogue``: an elementwise consumer would be tiled into the generated kernel
@@ -149,6 +149,9 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     tiled into unpacked register tiles, or packed panels and the epilogue as its own loop
     (one more trip through memory for the result, like a BLAS call's). ``unfuse`` says
     the second is predicted faster, and ``generated_us`` is the faster of the two.
+    ``dot_rows``: few rows and B read transposed (strata-vectorize's ``dot_rows``): each
+    output a dot product of two contiguous rows, so generated code streams both operands
+    once (no transpose copy, no register tiles) at GEN_BW, on threads by rows.
     ``im2col``: B (or A) is a conv's im2col matrix that the epilogue's tiles copy for
     themselves (fusion/im2col.py): tiled with the epilogue, it is read from cache, never
     from beyond L2 (the ResNet 256-channel 14x14 conv as a 256x196x2304 matmul ran 1.19 ms
@@ -158,7 +161,10 @@ def estimate(batch: int, m: int, n: int, k: int, *, epilogue: bool, threads: int
     operand_bytes = 4.0 * (m * k + k * n)
     packs = packable and min(m, n) >= PACKED_MIN and k >= 8 and lanes >= 8
     unfuse = False
-    if packs and not epilogue:
+    if dot_rows:
+        rows_threads = threads if batch * m * n > 1 and flops >= FUSED_PARALLEL_FLOPS else 1
+        generated = batch * (operand_bytes + 4.0 * m * n) / GEN_BW / rows_threads
+    elif packs and not epilogue:
         # a transposed operand is folded into the op (strata-layout) and read by its pack
         generated = _packed(batch, m, n, k, threads, lanes)
     else:
