@@ -133,29 +133,7 @@ def _decode_matvec_row(k=4096, n=4096):
 
 def _decode_attention_row(heads=32, keys=4096, dim=128):
     """One query per head against a KV cache of ``keys`` tokens: K and V read once."""
-    scale = 1.0 / math.sqrt(dim)
-
-    def strata_fn(q, k, v):
-        s = _strata()
-        return s.softmax((q @ s.transpose(k, [0, 2, 1])) * scale) @ v
-
-    def numpy_fn(q, k, v):
-        s = (q @ k.transpose(0, 2, 1)) * np.float32(scale)
-        e = np.exp(s - s.max(-1, keepdims=True))
-        return (e / e.sum(-1, keepdims=True)) @ v
-
-    def torch_fn(q, k, v):
-        return _t().softmax((q @ k.transpose(1, 2)) * scale, -1) @ v
-
-    def jax_fn(q, k, v):
-        return _jax().nn.softmax((q @ k.transpose(0, 2, 1)) * scale, axis=-1) @ v
-
-    return Row(
-        name=f"decode attention {heads}x1x{keys}x{dim}", group="decode",
-        shapes=[(heads, 1, dim), (heads, keys, dim), (heads, keys, dim)], strata=strata_fn,
-        numpy=numpy_fn, torch=torch_fn, jax=jax_fn, flops=4.0 * heads * keys * dim,
-        bytes=4.0 * heads * (2 * keys * dim + 2 * dim), peer="torch", goal=1.0,
-        limit="copy", limit_goal=0.9, threads=(1, 2), torch_compile=True, deploy=True)
+    return _attention_row(heads, 1, dim, keys=keys)
 
 
 # ---- conv2d -------------------------------------------------------------------------------
@@ -211,7 +189,9 @@ def _conv_row(n, c, hw, f, k, stride, layout="NCHW", relu=True, quick=False, gro
 
 # ---- attention ----------------------------------------------------------------------------
 
-def _attention_row(heads, seq, dim, quick=False, deploy=False):
+def _attention_row(heads, seq, dim, quick=False, deploy=False, keys=None):
+    """``softmax(q @ k.T * scale) @ v`` per head; ``keys``: a decode step's KV cache
+    length (``seq`` queries against it, a bandwidth-bound row), else ``seq``."""
     scale = 1.0 / math.sqrt(dim)
 
     def strata_fn(q, k, v):
@@ -229,6 +209,14 @@ def _attention_row(heads, seq, dim, quick=False, deploy=False):
     def jax_fn(q, k, v):
         return _jax().nn.softmax((q @ k.transpose(0, 2, 1)) * scale, axis=-1) @ v
 
+    if keys is not None:
+        return Row(
+            name=f"decode attention {heads}x{seq}x{keys}x{dim}", group="decode",
+            shapes=[(heads, seq, dim), (heads, keys, dim), (heads, keys, dim)],
+            strata=strata_fn, numpy=numpy_fn, torch=torch_fn, jax=jax_fn,
+            flops=4.0 * heads * seq * keys * dim,
+            bytes=4.0 * heads * (2 * keys * dim + 2 * seq * dim), peer="torch", goal=1.0,
+            limit="copy", limit_goal=0.9, threads=(1, 2), torch_compile=True, deploy=True)
     return Row(
         name=f"attention {heads}x{seq}x{dim}", group="attention",
         shapes=[(heads, seq, dim)] * 3, strata=strata_fn, numpy=numpy_fn, torch=torch_fn,
