@@ -222,12 +222,19 @@ def test_suite_rows_jax_functions_compute_the_row():
 def test_suite_deploy_rows_are_the_issues_rows():
     _, suite_rows = _suite()
     deploy = [r.name for r in suite_rows.rows() if r.deploy]
-    assert deploy == ["matmul 1024x1024x1024", "conv2d 3x3/1 1x64x56x56->64 NCHW +bias +relu",
+    # the issue's seven, and its decode shapes (one token's x @ w, attention over a KV
+    # cache), held against the copy bandwidth
+    assert deploy == ["matmul 1024x1024x1024", "decode x@w 1x4096x4096",
+                      "decode attention 32x1x4096x128",
+                      "conv2d 3x3/1 1x64x56x56->64 NCHW +bias +relu",
                       "attention 8x512x64", "softmax 4096x4096", "layer_norm 4096x4096",
                       "chain tanh(relu(x*w+b)*.5+.1)*2 4096x4096",
                       "MLP relu(x@w1+b1)@w2 256x1024x4096x1024"]
     fused = {r.name for r in suite_rows.rows() if r.deploy and r.best_goal == 1.2}
-    assert fused == {deploy[2], deploy[3], deploy[5], deploy[6]}
+    assert fused == {deploy[4], deploy[5], deploy[7], deploy[8]}
+    decode = [r for r in suite_rows.rows() if r.group == "decode"]
+    assert [r.name for r in decode] == deploy[1:3]
+    assert all(r.limit == "copy" and r.bytes > 0 for r in decode)
 
 
 def test_suite_report_names_the_best_f32_peer(monkeypatch):
