@@ -3,6 +3,7 @@
 // RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 online-bytes=4' | FileCheck %s --check-prefix=ONLINE
 // RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 fuse=false' | FileCheck %s --check-prefix=NOFUSE
 // RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 stream-bytes=1' | FileCheck %s --check-prefix=STREAM
+// RUN: strata-opt %s --split-input-file '--strata-row-kernels=lanes=8 unroll=2 stream-bytes=1 threads=2 parallel-elements=1' | FileCheck %s --check-prefix=PARSTREAM
 // RUN: not strata-opt %s '--strata-row-kernels=unroll=0' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: error: strata-row-kernels: option 'unroll' must be at least 1, got 0
@@ -50,22 +51,38 @@
 // PAR-NEXT: tensor.parallel_insert_slice %{{.+}} into %[[O]][%[[I]], 0] [1, 17] [1, 1]
 // PAR: return %[[R]]
 // stream-bytes: an output that large is written once (for non-temporal stores): the
-// exp-and-sum sweep carries only the sum (no write), the last sweep computes the
-// exponentials again (marked <= 0 for the cheaper expansion) and writes them scaled.
+// exp-and-sum sweep writes the exponentials (marked <= 0 for the cheaper expansion) to a
+// scratch row of their own, and the last sweep reads them from there and writes them
+// scaled into the output; no exp is computed twice.
 // STREAM-LABEL: func.func @softmax
+// STREAM: %[[O:.+]] = tensor.extract_slice %{{.+}}[%{{.+}}, 0] [1, 17] [1, 1]
 // STREAM: vector.reduction <maximumf>
 // STREAM: %[[MAXV:.+]] = vector.broadcast %{{.+}} : f32 to vector<16xf32>
-// STREAM: %[[S:.+]] = scf.for {{.*}} -> (vector<16xf32>) {
+// STREAM: %[[SCRATCH:.+]] = tensor.empty() : tensor<1x17xf32>
+// STREAM: %[[S:.+]]:2 = scf.for {{.*}} iter_args(%[[ROW:.+]] = %[[SCRATCH]], %{{.+}} = %{{.+}}) -> (tensor<1x17xf32>, vector<16xf32>)
 // STREAM: %[[D:.+]] = arith.subf %{{.+}}, %[[MAXV]] : vector<16xf32>
-// STREAM: math.exp %[[D]] {strata.nonpositive} : vector<16xf32>
-// STREAM-NOT: vector.transfer_write
+// STREAM: %[[E:.+]] = math.exp %[[D]] {strata.nonpositive} : vector<16xf32>
+// STREAM: vector.transfer_write %[[E]], %[[ROW]]
+// STREAM: %[[TAIL:.+]] = vector.transfer_write %{{.+}}, %[[S]]#0
 // STREAM: vector.reduction <add>
 // STREAM: %[[INVV:.+]] = vector.broadcast %{{.+}} : f32 to vector<16xf32>
-// STREAM: scf.for {{.*}} -> (tensor<1x17xf32>)
-// STREAM: %[[E:.+]] = math.exp %{{.+}} {strata.nonpositive} : vector<16xf32>
-// STREAM: %[[Y:.+]] = arith.mulf %[[E]], %[[INVV]] : vector<16xf32>
+// STREAM: scf.for {{.*}} iter_args(%{{.+}} = %[[O]]) -> (tensor<1x17xf32>)
+// STREAM-NOT: math.exp
+// STREAM: %[[SE:.+]] = vector.transfer_read %[[TAIL]]
+// STREAM: %[[Y:.+]] = arith.mulf %[[SE]], %[[INVV]] : vector<16xf32>
 // STREAM: vector.transfer_write %[[Y]]
 // STREAM: return
+// With threads, one block of rows per thread (4 rows: 2 x 2), an scf.for over its rows,
+// so that the scratch row is allocated once per block.
+// PARSTREAM-LABEL: func.func @softmax
+// PARSTREAM: scf.forall (%[[C:.+]]) in (2) shared_outs(%[[O:.+]] = %{{.+}}) -> (tensor<4x17xf32>)
+// PARSTREAM: %[[FIRST:.+]] = arith.muli %[[C]], %c2
+// PARSTREAM: %[[SLAB:.+]] = tensor.extract_slice %[[O]][%[[FIRST]], 0] [2, 17] [1, 1]
+// PARSTREAM: %[[DONE:.+]] = scf.for %[[R:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[SLAB]]) -> (tensor<2x17xf32>)
+// PARSTREAM: arith.addi %[[FIRST]], %[[R]]
+// PARSTREAM: tensor.empty() : tensor<1x17xf32>
+// PARSTREAM: scf.forall.in_parallel
+// PARSTREAM-NEXT: tensor.parallel_insert_slice %[[DONE]] into %[[O]][%[[FIRST]], 0] [2, 17] [1, 1]
 // ONLINE-LABEL: func.func @softmax
 // ONLINE: %[[MD:.+]]:2 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
 // ONLINE: %[[MN:.+]] = arith.maximumf

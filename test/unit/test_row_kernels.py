@@ -289,3 +289,28 @@ def test_kernels_are_used():
     text = str(strata.compile(m, compile_to="fused", threads=2))
     assert text.count("= scf.forall (") == 2
     assert "linalg.generic" not in text and "linalg.softmax" not in text
+
+
+# Outputs of 16 MiB or more are written once (strata-row-kernels' stream-bytes): the
+# exponentials kept in a scratch row, the output stored by the last sweep only (past the
+# cache, strata-nontemporal-stores). 4096 rows split into one block per thread; 4099
+# rows do not split evenly (a row per task, each with its scratch row); 1025 columns end
+# in a masked step; rows of -inf, NaN and huge values among them.
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(4096, 1024), (4099, 1025)], ids=str)
+def test_softmax_written_once(shape, threads, lanes):
+    rng = np.random.default_rng(shape[0])
+    x = rng.standard_normal(shape).astype(np.float32) * 4
+    x[1, :] = -np.inf
+    x[2, 7] = np.nan
+    x[3, 5] = 3e38
+    plain = strata.jit(lambda x: strata.softmax(x, axis=-1), threads=threads)
+    out = plain(x)
+    xd = x.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ref = softmax_ref(xd)
+    assert np.isnan(out[1]).all() and np.isnan(out[2]).all()
+    keep = np.ones(shape[0], bool)
+    keep[[1, 2]] = False
+    assert_close(out[keep], ref[keep], "f32", reduction_length=shape[1], ops=4,
+                 magnitude=np.ones_like(ref[keep]), what=f"softmax {shape}")

@@ -188,17 +188,23 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
         big = _reduce(vector.CombiningKind.MAXIMUMF, sweep.sweep([splat(vt, ninf)], row_max)[0])
     big_v = vector.broadcast(vt, big)
     write_once = write_once and not in_place and not log
-    sum_only = log or write_once
+    # write once: the exponentials go to a scratch row of their own (in L1, the same
+    # bytes for every row once bufferized and hoisted), the output is written only by
+    # the last sweep
+    scratch = tensor.empty([1, sweep.n], ir.F32Type.get()) if write_once and not online \
+        else None
     if not online:
         def exp_sum(j, full, values):
-            e = _exp_shifted(get(out_row if sum_only else values[0], j, full, ninf), big_v)
-            if sum_only:
+            e = _exp_shifted(get(out_row if log else values[0], j, full, ninf), big_v)
+            if log:
                 return [arith.addf(values[0], e)]
             return [sweep.write(e, values[0], j, full), arith.addf(values[1], e)]
 
-        inits = [splat(vt, 0.0)] if sum_only else [out_row, splat(vt, 0.0)]
+        inits = [splat(vt, 0.0)] if log else [scratch or out_row, splat(vt, 0.0)]
         values = sweep.sweep(inits, exp_sum)
-        if not sum_only:
+        if scratch is not None:
+            scratch = values[0]
+        elif not log:
             out_row = values[0]
         total = _reduce(vector.CombiningKind.ADD, values[-1])
     if log:
@@ -210,7 +216,13 @@ def softmax_row(x: ir.Value, i: ir.Value, out_row: ir.Value, sweep: RowSweep, *,
 
         return sweep.sweep([out_row], write_log)[0]
     inv = vector.broadcast(vt, arith.divf(_scalar(1.0), total))
-    if online or write_once:
+    if scratch is not None:
+        def scale_out(j, full, values):
+            e = sweep.read(scratch, index(0), j, full, 0.0)
+            return [sweep.write(arith.mulf(e, inv), values[0], j, full)]
+
+        return sweep.sweep([out_row], scale_out)[0]
+    if online:
         def write_online(j, full, values):
             e = _exp_shifted(get(values[0], j, full, ninf), big_v)
             return [sweep.write(arith.mulf(e, inv), values[0], j, full)]
