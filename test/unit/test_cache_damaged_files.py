@@ -89,7 +89,7 @@ def test_a_bad_size_cap_is_a_message_not_a_traceback(tmp_path):
     env = {"STRATA_CACHE_DIR": str(tmp_path / "cache"), "STRATA_CACHE_MAX_BYTES": "abc"}
     out = _clean(_cli("cache", "info", env=env), code=1)
     assert out.strip() == ("<environment>: error: STRATA_CACHE_MAX_BYTES must be a number "
-                           "of bytes, got 'abc'")
+                           "of bytes (K, M, G, T suffixes allowed), got 'abc'")
 
 
 # --- compiles under a damaged tuning record or cache entry ------------------------------
