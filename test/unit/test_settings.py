@@ -15,9 +15,8 @@ from strata.errors import StrataError
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = os.path.join(ROOT, "python", "strata")
 
-# Modules still reading the environment themselves: strata-opt's driver and its guard are
-# being rewritten (their STRATA_DEBUG and STRATA_OPT_IN_PROCESS are in the table already).
-NOT_YET_CONVERTED = {"tools/opt.py", "tools/opt_guard.py"}
+# Modules still reading the environment themselves: none.
+NOT_YET_CONVERTED: set[str] = set()
 
 
 def _sources():

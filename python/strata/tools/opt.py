@@ -31,7 +31,7 @@ import time
 
 from mlir.passmanager import PassDisplayMode
 
-from .. import __version__
+from .. import __version__, settings
 from ..context import new_context
 from ..diagnostics import captured_stderr
 from ..errors import Diagnostic, StrataError, format_location
@@ -757,6 +757,14 @@ def main(argv: list[str] | None = None, argv0: str | None = None) -> None:
     sys.exit(opt_guard.supervise(work, sys.argv[1:] if argv is None else argv))
 
 
+def _debug() -> bool:
+    """``STRATA_DEBUG`` (strata.settings); a value that is not a bool counts as off."""
+    try:
+        return bool(settings.get("STRATA_DEBUG"))
+    except StrataError:
+        return False
+
+
 def _exit_status(argv: list[str], argv0: str) -> int:
     """:func:`run_on_large_stack` with its exceptions turned into exit statuses."""
     try:
@@ -766,7 +774,7 @@ def _exit_status(argv: list[str], argv0: str) -> int:
     except BrokenPipeError:
         code = 1
     except Exception as e:  # an internal error: keep the report short, but honest
-        if os.environ.get("STRATA_DEBUG"):
+        if _debug():
             raise
         sys.stderr.write(f"{PROGRAM}: internal error: {type(e).__name__}: {e}\n"
                          f"{PROGRAM}: set STRATA_DEBUG=1 to see the Python traceback\n")

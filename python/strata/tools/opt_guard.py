@@ -28,6 +28,8 @@ import sys
 import tempfile
 import traceback
 
+from .. import settings
+from ..errors import StrataError
 from .mlir_adapter import DUMP_HEADER
 
 IN_PROCESS = "STRATA_OPT_IN_PROCESS"
@@ -56,9 +58,19 @@ def keep_stdin(data: bytes) -> None:
     report("stdin", path)
 
 
+def _in_process() -> bool:
+    """``STRATA_OPT_IN_PROCESS`` (strata.settings); a value that is not a bool is said,
+    and the guard stays on."""
+    try:
+        return bool(settings.get(IN_PROCESS))
+    except StrataError as e:
+        sys.stderr.write(f"{e}\n")
+        return False
+
+
 def supervise(work, argv: list[str]) -> int:
     """``work(argv)`` (an exit status) in a forked child; a signal becomes an error."""
-    if not hasattr(os, "fork") or os.environ.get(IN_PROCESS):
+    if not hasattr(os, "fork") or _in_process():
         return work(argv)
     status, records = _child(work, argv, probe=False)
     stdin = records.get("stdin")
